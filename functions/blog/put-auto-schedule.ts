@@ -1,0 +1,14 @@
+import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { putAutoSchedule } from '#lib/blog/auto-schedule.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { blogRoutes } from '#lib/routes/blog.ts';
+
+export const handler = httpHandler(
+  blogRoutes.putBlogAutoSchedule,
+  consoleAuth,
+  async ({ params, body, principal }) => {
+    await assertHoldsBusiness(principal, params.business_id);
+    return { data: await putAutoSchedule(params.business_id, body) };
+  },
+);

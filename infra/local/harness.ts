@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { buildOpenApiDocument } from '../openapi.ts';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer } from './dev-issuer.ts';
+import {
+  ensureTable,
+  HarnessStartError,
+  LOCAL_AWS,
+  type RunningEmulator,
+  startDynamoDbLocal,
+  startS3,
+  startSes,
+} from './emulators.ts';
+import {
+  buildHttpApiEvent,
+  MAX_LAMBDA_PAYLOAD_BYTES,
+  MAX_REQUEST_BYTES,
+  matchRoute,
+} from './http-api-event.ts';
+import { gatewayError, type HttpResponse, invokeRoute } from './lambda-runner.ts';
+import type { SeedRecord } from './seed.ts';
+
+export const LOCAL_TABLE_NAME = 'business-platform-local';
+export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
+const ISSUER_PATH = '/local-issuer';
+
+export interface HarnessOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Where DynamoDB data, S3 objects, the issuer key and credentials live (`.local/`). */
+  stateDir: string;
+  /** Keep DynamoDB in memory and delete stateDir on stop (tests, bench). */
+  ephemeral: boolean;
+  /** Print one line per request. */
+  logRequests: boolean;
+  rootDir: string;
+}
+
+/** `.local/credentials.json`: everything a script needs to drive the local stack. */
+export interface LocalCredentials {
+  base_url: string;
+  businesses: { id: string; name: string; tokens: { owner: string; editor: string; viewer: string } }[];
+  platform_admin_token: string;
+  internal_api_key: string;
+  agent_key: string;
+  ses_web_url: string;
+}
+
+export interface RunningHarness {
+  baseUrl: string;
+  credentials: LocalCredentials;
+  endpoints: { dynamodb: string; s3: string; ses: string };
+  tableName: string;
+  stateDir: string;
+  stop(): Promise<void>;
+}
+
+interface LocalSecrets {
+  internal_api_key: string;
+  seed?: SeedRecord;
+}
+
+/**
+ * Start the whole service on this machine: the emulators, the table and bucket, the dev issuer,
+ * demo data on first start, and an HTTP server that turns requests into API Gateway events for
+ * the same handlers that run in Lambda.
+ */
+export async function startHarness(options: HarnessOptions): Promise<RunningHarness> {
+  mkdirSync(options.stateDir, { recursive: true });
+  const server = createServer();
+  const baseUrl = await listen(server, options.port);
+  const started: RunningEmulator[] = [];
+  const stop = async () => {
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    await Promise.allSettled(started.map((emulator) => emulator.stop()));
+    if (options.ephemeral) rmSync(options.stateDir, { recursive: true, force: true });
+  };
+
+  try {
+    // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
+    const emulators = await Promise.allSettled([
+      startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
+      startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
+      startSes(),
+    ]);
+    for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
+    const failed = emulators.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+    await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
+
+    const secretsFile = join(options.stateDir, 'secrets.json');
+    const secrets: LocalSecrets = existsSync(secretsFile)
+      ? JSON.parse(readFileSync(secretsFile, 'utf8'))
+      : { internal_api_key: `ik_${randomBytes(24).toString('base64url')}` };
+
+    // Handlers and lib/ read their configuration from the environment when they load, as in Lambda.
+    Object.assign(process.env, {
+      AWS_REGION: LOCAL_AWS.region,
+      AWS_ACCESS_KEY_ID: LOCAL_AWS.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_AWS.credentials.secretAccessKey,
+      TABLE_NAME: LOCAL_TABLE_NAME,
+      PHOTOS_BUCKET: LOCAL_PHOTOS_BUCKET,
+      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      S3_ENDPOINT: s3.endpoint,
+      SES_ENDPOINT: ses.endpoint,
+      JWT_ISSUER: LOCAL_ISSUER,
+      JWT_AUDIENCE: LOCAL_AUDIENCE,
+      JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
+      INTERNAL_API_KEYS: secrets.internal_api_key,
+    });
+
+    const issuer = await loadDevIssuer(options.stateDir);
+    if (!secrets.seed) {
+      const { seedDemoData } = await import('./seed.ts');
+      secrets.seed = await seedDemoData();
+      writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+    }
+    const seed = secrets.seed;
+    const credentials: LocalCredentials = {
+      base_url: baseUrl,
+      businesses: await Promise.all(
+        seed.businesses.map(async (business) => ({
+          id: business.id,
+          name: business.name,
+          tokens: {
+            owner: await issuer.mintToken({ email: business.members.owner }),
+            editor: await issuer.mintToken({ email: business.members.editor }),
+            viewer: await issuer.mintToken({ email: business.members.viewer }),
+          },
+        })),
+      ),
+      platform_admin_token: await issuer.mintToken({ email: seed.platform_admin_email }),
+      internal_api_key: secrets.internal_api_key,
+      agent_key: seed.agent_key,
+      ses_web_url: ses.endpoint,
+    };
+    writeFileSync(join(options.stateDir, 'credentials.json'), JSON.stringify(credentials, null, 2), {
+      mode: 0o600,
+    });
+
+    const openApi = JSON.stringify(buildOpenApiDocument(routeTable, baseUrl));
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      const startedAt = Date.now();
+      handle(request, { rootDir: options.rootDir, openApi, jwks: JSON.stringify(issuer.jwks), baseUrl })
+        .then((result) => send(response, result))
+        .catch((error: unknown) => {
+          console.error('[harness] request failed', error);
+          send(response, gatewayError(500, 'Internal Server Error'));
+        })
+        .finally(() => {
+          if (options.logRequests) {
+            console.log(
+              `${request.method} ${request.url} → ${response.statusCode} (${Date.now() - startedAt} ms)`,
+            );
+          }
+        });
+    });
+
+    return {
+      baseUrl,
+      credentials,
+      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, ses: ses.endpoint },
+      tableName: LOCAL_TABLE_NAME,
+      stateDir: options.stateDir,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function listen(server: Server, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new HarnessStartError(`Port ${port} is already in use; pass --port or set PORT to another port`)
+          : error,
+      );
+    });
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`);
+    });
+  });
+}
+
+interface Site {
+  rootDir: string;
+  openApi: string;
+  jwks: string;
+  baseUrl: string;
+}
+
+const require = createRequire(import.meta.url);
+const swaggerUiDir = dirname(require.resolve('swagger-ui-dist/package.json'));
+const DOCS_ASSETS: Record<string, string> = {
+  '/docs/swagger-ui.css': 'text/css',
+  '/docs/swagger-ui-bundle.js': 'text/javascript',
+};
+
+const json = (body: string): HttpResponse => ({
+  statusCode: 200,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(body),
+});
+
+async function handle(request: IncomingMessage, site: Site): Promise<HttpResponse> {
+  const body = await readBody(request);
+  if (body === 'too-large') return gatewayError(413, 'Request Entity Too Large');
+  const url = request.url ?? '/';
+  const path = url.split('?')[0] ?? '/';
+  const method = request.method ?? 'GET';
+
+  if (method === 'GET') {
+    if (path === '/openapi.json') return json(site.openApi);
+    if (path === `${ISSUER_PATH}/.well-known/jwks.json`) return json(site.jwks);
+    if (path === `${ISSUER_PATH}/.well-known/openid-configuration`) {
+      return json(
+        JSON.stringify({
+          issuer: LOCAL_ISSUER,
+          jwks_uri: `${site.baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
+        }),
+      );
+    }
+    if (path === '/health') return json('{"status":"ok"}');
+    if (path === '/docs' || path === '/docs/') {
+      return {
+        statusCode: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: Buffer.from(DOCS_PAGE),
+      };
+    }
+    const assetType = DOCS_ASSETS[path];
+    if (assetType) {
+      const file = join(swaggerUiDir, path.slice('/docs/'.length));
+      return { statusCode: 200, headers: { 'content-type': assetType }, body: readFileSync(file) };
+    }
+  }
+
+  const match = matchRoute(routeTable, method, path);
+  if (!match) return gatewayError(404, 'Not Found');
+  const event = buildHttpApiEvent(
+    {
+      method,
+      url,
+      rawHeaders: request.rawHeaders,
+      body,
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    },
+    match,
+  );
+  if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_PAYLOAD_BYTES) {
+    return gatewayError(413, 'Request Entity Too Large');
+  }
+  return invokeRoute(site.rootDir, match.route, event);
+}
+
+/** Read the body, giving up (without buffering it all) once it passes API Gateway's 10 MB. */
+async function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) {
+      request.resume();
+      return 'too-large';
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(response: ServerResponse, result: HttpResponse): void {
+  if (response.headersSent) return;
+  response.writeHead(result.statusCode, { ...result.headers, 'content-length': String(result.body.length) });
+  response.end(result.body);
+}
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Business Platform Service API</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });</script>
+</body></html>`;

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { ensurePlatformAdmin } from '#lib/admins/platform-admin-store.ts';
+import { createAgentKey } from '#lib/auth/agent-keys.ts';
+import type { MemberRole } from '#lib/auth/business-access.ts';
+import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
+import { localUserId } from './dev-issuer.ts';
+
+/** What the seed created; kept in `.local/seed.json` so later starts can print credentials again. */
+export interface SeedRecord {
+  businesses: { id: string; name: string; members: Record<MemberRole, string> }[];
+  platform_admin_email: string;
+  agent_key: string;
+}
+
+const DEMO_BUSINESSES = [
+  { name: 'Harbor Bakery', domain: 'harbor-bakery.example' },
+  { name: 'Summit Plumbing', domain: 'summit-plumbing.example' },
+];
+
+/** A business with an owner, an editor and a viewer (e-mails on the business's own domain). */
+export async function createDemoBusiness(
+  name: string,
+  domain: string,
+): Promise<SeedRecord['businesses'][number]> {
+  const business = await createBusiness({ name, id: randomUUID() });
+  const members: Record<MemberRole, string> = {
+    owner: `owner@${domain}`,
+    editor: `editor@${domain}`,
+    viewer: `viewer@${domain}`,
+  };
+  for (const [role, email] of Object.entries(members) as [MemberRole, string][]) {
+    await putMember(business.id, localUserId(email), role);
+  }
+  return { id: business.id, name: business.name, members };
+}
+
+/**
+ * Demo data for `npm start`: two businesses in different tenants, each with an owner, an editor
+ * and a viewer; a platform admin; an agent key limited to the first business.
+ */
+export async function seedDemoData(): Promise<SeedRecord> {
+  const businesses = [];
+  for (const { name, domain } of DEMO_BUSINESSES) businesses.push(await createDemoBusiness(name, domain));
+  const platformAdminEmail = 'admin@platform.example';
+  await ensurePlatformAdmin({ email: platformAdminEmail, firstName: 'Ada', lastName: 'Admin' });
+  const firstBusiness = businesses[0];
+  if (!firstBusiness) throw new Error('no demo business');
+  const { key } = await createAgentKey({
+    name: 'demo-agent',
+    businesses: [firstBusiness.id],
+    scopes: ['read', 'write'],
+  });
+  return { businesses, platform_admin_email: platformAdminEmail, agent_key: key };
+}

@@ -1,0 +1,132 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { AuthKind } from '#lib/auth/principal.ts';
+import type { RouteDefinition } from '#lib/http/route.ts';
+import { routeTable } from '#lib/routes/route-table.ts';
+
+const ValidationIssue = z
+  .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
+  .meta({ id: 'ValidationIssue' });
+
+const ErrorResponse = z
+  .object({
+    request_id: z.string(),
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum([
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'NOT_FOUND',
+        'CONFLICT',
+        'VERSION_CONFLICT',
+        'GONE',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'VALIDATION_ERROR',
+        'RATE_LIMITED',
+        'INTERNAL',
+        'SERVICE_UNAVAILABLE',
+      ]),
+      message: z.string(),
+      details: z.union([z.array(ValidationIssue), z.unknown()]).optional(),
+    }),
+  })
+  .meta({ id: 'ErrorResponse' });
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request (e.g. malformed JSON)',
+  401: 'Missing or invalid credential',
+  403: 'The credential does not allow this',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  410: 'Gone',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  422: 'Validation error',
+  500: 'Internal server error',
+  503: 'A dependency is unavailable; retry after the retry-after header',
+};
+
+type SecurityScheme = Parameters<OpenAPIRegistry['registerComponent']>[2];
+
+const SECURITY_SCHEMES: Record<AuthKind, { name: string; scheme: SecurityScheme }> = {
+  console: {
+    name: 'consoleJwt',
+    scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Console user token (OIDC)' },
+  },
+  agent: {
+    name: 'agentKey',
+    scheme: { type: 'http', scheme: 'bearer', description: 'Per-agent key, agk_…' },
+  },
+  internal: {
+    name: 'internalApiKey',
+    scheme: { type: 'apiKey', in: 'header', name: 'x-internal-api-key' },
+  },
+};
+
+function responseSchema(route: RouteDefinition): z.ZodType {
+  if (route.envelope === 'bare') return route.response ?? z.null();
+  return z.object({
+    request_id: z.string(),
+    success: z.literal(true),
+    data: route.response ?? z.null(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+  });
+}
+
+/** The OpenAPI 3.1 document of every route in the route table. */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeTable, serverUrl = '/') {
+  const registry = new OpenAPIRegistry();
+  for (const { name, scheme } of Object.values(SECURITY_SCHEMES)) {
+    registry.registerComponent('securitySchemes', name, scheme);
+  }
+  for (const route of routes) {
+    const errorStatuses = new Set([401, 422, 500, 503, ...route.errors]);
+    if (route.request.body) {
+      errorStatuses.add(400).add(413).add(415);
+    }
+    const responses: Record<
+      string,
+      { description: string; content?: Record<string, { schema: z.ZodType }> }
+    > = {};
+    responses[String(route.successStatus)] =
+      route.successStatus === 204
+        ? { description: 'No content' }
+        : { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } };
+    for (const status of [...errorStatuses].sort()) {
+      responses[String(status)] = {
+        description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+        content: { 'application/json': { schema: ErrorResponse } },
+      };
+    }
+    registry.registerPath({
+      method: route.method.toLowerCase() as 'get',
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.area],
+      security: [{ [SECURITY_SCHEMES[route.auth].name]: [] }],
+      request: {
+        ...(route.request.params ? { params: route.request.params } : {}),
+        ...(route.request.query ? { query: route.request.query } : {}),
+        ...(route.request.headers ? { headers: route.request.headers } : {}),
+        ...(route.request.body
+          ? { body: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+          : {}),
+      },
+      responses,
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Business Platform Service',
+      version: '1.0.0',
+      description: 'Business information of many small businesses, for the console, agents and assistants.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: serverUrl }],
+  });
+}

@@ -1,0 +1,138 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type AgentPrincipal,
+  type AgentScope,
+  type Authenticator,
+  bearerToken,
+} from '#lib/auth/principal.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '#lib/http/errors.ts';
+
+const KEY_PREFIX = 'agk_';
+const CHALLENGE = 'Bearer realm="business-platform-agents"';
+
+/** What is stored about a key. The key itself is never stored, only its SHA-256. */
+export interface AgentKeyRecord {
+  key_id: string;
+  name: string;
+  businesses: '*' | string[];
+  scopes: AgentScope[];
+  created_at: string;
+  revoked_at?: string;
+}
+
+export const hashAgentKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** Create a key; the returned `key` is shown once and cannot be recovered later. */
+export async function createAgentKey(input: {
+  name: string;
+  businesses: '*' | string[];
+  scopes: AgentScope[];
+}): Promise<{ key: string; record: AgentKeyRecord }> {
+  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const record: AgentKeyRecord = {
+    key_id: randomUUID(),
+    name: input.name,
+    businesses: input.businesses,
+    scopes: input.scopes,
+    created_at: new Date().toISOString(),
+  };
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.agentKey(hashAgentKey(key)), ...keys.agentKeyById(record.key_id), ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { key, record };
+}
+
+export async function listAgentKeys(): Promise<AgentKeyRecord[]> {
+  const records: AgentKeyRecord[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.agentKeyById('').gsi1pk },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) records.push(toRecord(item));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return records;
+}
+
+export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {
+  const found = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: keyIdValues(keyId),
+    }),
+  );
+  const item = found.Items?.[0];
+  if (!item) throw new NotFoundError(`No agent key with id ${keyId}`);
+  const updated = await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return toRecord(updated.Attributes ?? item);
+}
+
+function keyIdValues(keyId: string) {
+  const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
+  return { ':pk': gsi1pk, ':sk': gsi1sk };
+}
+
+function toRecord(item: Record<string, unknown>): AgentKeyRecord {
+  const { key_id, name, businesses, scopes, created_at, revoked_at } = item as unknown as AgentKeyRecord;
+  return { key_id, name, businesses, scopes, created_at, ...(revoked_at ? { revoked_at } : {}) };
+}
+
+/** Automated agents: `authorization: Bearer agk_…`. */
+export const agentAuth: Authenticator<AgentPrincipal> = {
+  kind: 'agent',
+  prepare() {},
+  async authenticate(headers) {
+    const key = bearerToken(headers);
+    if (!key?.startsWith(KEY_PREFIX)) {
+      throw new UnauthorizedError('Send an agent key (agk_…) as a bearer token', CHALLENGE);
+    }
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: tableName, Key: keys.agentKey(hashAgentKey(key)) }),
+    );
+    if (!Item || Item.revoked_at) {
+      throw new UnauthorizedError('The agent key is not valid', `${CHALLENGE}, error="invalid_token"`);
+    }
+    const record = toRecord(Item);
+    return {
+      kind: 'agent',
+      keyId: record.key_id,
+      name: record.name,
+      businesses: record.businesses,
+      scopes: record.scopes,
+    };
+  },
+};
+
+/** An agent may use a business only if its key names it (or '*') and carries the scope. */
+export function assertAgentMayAccess(agent: AgentPrincipal, businessId: string, scope: AgentScope): void {
+  if (agent.businesses !== '*' && !agent.businesses.includes(businessId)) {
+    throw new ForbiddenError('This agent key is not allowed to access this business');
+  }
+  if (!agent.scopes.includes(scope)) {
+    throw new ForbiddenError(`This agent key lacks the '${scope}' scope`);
+  }
+}

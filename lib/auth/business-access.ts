@@ -1,0 +1,114 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserPrincipal } from '#lib/auth/principal.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { type ItemKey, keys } from '#lib/db/keys.ts';
+import { ForbiddenError, NotFoundError, ServiceUnavailableError } from '#lib/http/errors.ts';
+
+export type MemberRole = 'owner' | 'editor' | 'viewer';
+
+/** Owners and editors "hold" a business: they may change it. Viewers only read. */
+const HOLDING_ROLES: ReadonlySet<MemberRole> = new Set(['owner', 'editor']);
+
+export interface BusinessAccess {
+  businessId: string;
+  role: MemberRole | undefined;
+  isPlatformAdmin: boolean;
+}
+
+/**
+ * Everything an authorisation decision about one business needs, in one BatchGetItem: the
+ * caller's membership, whether the caller is a platform admin, whether the business exists, and
+ * the caller's user record (created on first sight, DESIGN §3).
+ */
+export async function loadBusinessAccess(
+  user: UserPrincipal,
+  businessId: string,
+): Promise<BusinessAccess & { businessExists: boolean }> {
+  const wanted: ItemKey[] = [
+    keys.business(businessId),
+    keys.member(businessId, user.userId),
+    keys.user(user.userId),
+  ];
+  const adminKey = user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
+  if (adminKey) wanted.push(adminKey);
+
+  const items = await batchGet(wanted);
+  const find = (key: ItemKey) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
+  const member = find(keys.member(businessId, user.userId));
+  const admin = adminKey ? find(adminKey) : undefined;
+  if (!find(keys.user(user.userId))) await rememberUser(user);
+
+  return {
+    businessId,
+    businessExists: find(keys.business(businessId)) !== undefined,
+    role: member?.role as MemberRole | undefined,
+    isPlatformAdmin: admin?.status === 'active',
+  };
+}
+
+/** Any member (or a platform admin) may read the business. */
+export async function assertMemberOf(user: UserPrincipal, businessId: string): Promise<BusinessAccess> {
+  return authorise(user, businessId, (role) => role !== undefined);
+}
+
+/** Only holders (owner, editor) or a platform admin may change the business. */
+export async function assertHoldsBusiness(user: UserPrincipal, businessId: string): Promise<BusinessAccess> {
+  return authorise(user, businessId, (role) => role !== undefined && HOLDING_ROLES.has(role));
+}
+
+async function authorise(
+  user: UserPrincipal,
+  businessId: string,
+  allowed: (role: MemberRole | undefined) => boolean,
+): Promise<BusinessAccess> {
+  const { businessExists, ...access } = await loadBusinessAccess(user, businessId);
+  if (allowed(access.role)) return access;
+  if (access.isPlatformAdmin) {
+    if (!businessExists) throw new NotFoundError(`Business ${businessId} not found`);
+    return access;
+  }
+  throw new ForbiddenError(
+    access.role
+      ? `Your role '${access.role}' cannot change this business`
+      : 'You are not a member of this business',
+  );
+}
+
+async function batchGet(wanted: ItemKey[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let pending: ItemKey[] = wanted;
+  // BatchGetItem may hand back keys it did not get to under load; ask again a few times.
+  for (let attempt = 0; attempt < 3 && pending.length > 0; attempt++) {
+    const result = await dynamo.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
+    );
+    found.push(...(result.Responses?.[tableName] ?? []));
+    pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
+  }
+  if (pending.length > 0) throw new ServiceUnavailableError('The service is busy; retry shortly', 2);
+  return found;
+}
+
+async function rememberUser(user: UserPrincipal): Promise<void> {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.user(user.userId),
+          user_id: user.userId,
+          issuer: user.issuer,
+          subject: user.subject,
+          email: user.email,
+          email_verified: user.emailVerified,
+          created_at: new Date().toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    // A concurrent first request created it already: that is the outcome we wanted.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}

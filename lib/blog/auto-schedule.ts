@@ -1,0 +1,113 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { nextRunAt } from '#lib/blog/next-run.ts';
+import {
+  type BlogAutoSchedule,
+  BlogAutoScheduleData,
+  type BlogAutoScheduleInput,
+} from '#lib/blog/schemas.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
+
+const MAX_WRITE_ATTEMPTS = 3;
+
+export async function getAutoSchedule(businessId: string): Promise<BlogAutoSchedule> {
+  const current = await readSchedule(businessId);
+  if (!current) throw new NotFoundError('This business has no blog auto-schedule');
+  return current;
+}
+
+/**
+ * Create or replace the schedule. Idempotent: a PUT that changes nothing writes nothing and
+ * returns the schedule as it is. `next_run_at` is recomputed only when the schedule is switched
+ * on or its frequency changes, so re-sending the same body never pushes the next post back.
+ * The write is conditioned on what was read, so two concurrent PUTs cannot interleave.
+ */
+export async function putAutoSchedule(
+  businessId: string,
+  input: BlogAutoScheduleInput,
+  now: () => Date = () => new Date(),
+): Promise<BlogAutoSchedule> {
+  for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+    const current = await readSchedule(businessId);
+    const next = nextSchedule(businessId, current, input, now());
+    if (next === current) return current;
+    try {
+      await dynamo.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.blogAutoSchedule(businessId), ...next },
+          ...(current
+            ? {
+                ConditionExpression: 'updated_at = :seen',
+                ExpressionAttributeValues: { ':seen': current.updated_at },
+              }
+            : { ConditionExpression: 'attribute_not_exists(pk)' }),
+        }),
+      );
+      return next;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Someone else wrote in between: read again and re-apply this PUT on top.
+    }
+  }
+  throw new ConflictError('The schedule is being changed concurrently; retry');
+}
+
+/** The schedule after applying `input` to `current`; returns `current` itself when nothing changes. */
+export function nextSchedule(
+  businessId: string,
+  current: BlogAutoSchedule | undefined,
+  input: BlogAutoScheduleInput,
+  now: Date,
+): BlogAutoSchedule {
+  if (
+    current &&
+    current.is_enabled === input.is_enabled &&
+    current.auto_publish === input.auto_publish &&
+    current.frequency_type === input.frequency_type
+  ) {
+    return current;
+  }
+  const stamp = now.toISOString();
+  const keepsCadence = current?.is_enabled && current.frequency_type === input.frequency_type;
+  return {
+    business_id: businessId,
+    is_enabled: input.is_enabled,
+    auto_publish: input.auto_publish,
+    frequency_type: input.frequency_type,
+    next_run_at: !input.is_enabled
+      ? null
+      : keepsCadence && current.next_run_at
+        ? current.next_run_at
+        : nextRunAt(input.frequency_type, now).toISOString(),
+    created_at: current?.created_at ?? stamp,
+    updated_at: stamp,
+  };
+}
+
+export async function deleteAutoSchedule(businessId: string): Promise<void> {
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: keys.blogAutoSchedule(businessId),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) {
+      throw new NotFoundError('This business has no blog auto-schedule');
+    }
+    throw error;
+  }
+}
+
+async function readSchedule(businessId: string): Promise<BlogAutoSchedule | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.blogAutoSchedule(businessId), ConsistentRead: true }),
+  );
+  // Parsing strips the key attributes and fixes the field order of the response.
+  return Item ? BlogAutoScheduleData.parse(Item) : undefined;
+}

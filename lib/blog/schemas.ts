@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+export const FREQUENCY_TYPES = ['daily', 'weekly', 'biweekly', 'monthly'] as const;
+export type FrequencyType = (typeof FREQUENCY_TYPES)[number];
+
+/** Request of PUT …/blog_posts/auto_schedule; omitted fields take the spec's defaults. */
+export const BlogAutoScheduleBody = z
+  .strictObject({
+    auto_publish: z.boolean().default(false),
+    frequency_type: z.enum(FREQUENCY_TYPES).default('weekly'),
+    is_enabled: z.boolean().default(true),
+  })
+  .meta({ id: 'BlogAutoScheduleBody' });
+export type BlogAutoScheduleInput = z.output<typeof BlogAutoScheduleBody>;
+
+export const BlogAutoScheduleData = z
+  .object({
+    business_id: z.uuid(),
+    is_enabled: z.boolean(),
+    auto_publish: z.boolean(),
+    frequency_type: z.enum(FREQUENCY_TYPES),
+    next_run_at: z.iso
+      .datetime()
+      .nullable()
+      .meta({ description: 'When the next post is due; null while disabled' }),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'BlogAutoScheduleData' });
+export type BlogAutoSchedule = z.output<typeof BlogAutoScheduleData>;

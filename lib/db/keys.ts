@@ -1,0 +1,51 @@
+/**
+ * Every key of the single table is built here and nowhere else.
+ *
+ * A business owns one partition (`BUSINESS#<id>`): its summary item, its members, its records
+ * and its settings, so everything about one business is one Query. Items that are looked up
+ * from the other side carry gsi1 keys (a user's memberships).
+ */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export const businessPartition = (businessId: string) => `BUSINESS#${businessId}`;
+
+export const keys = {
+  business: (businessId: string): ItemKey => ({ pk: businessPartition(businessId), sk: 'BUSINESS' }),
+  member: (businessId: string, userId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `MEMBER#${userId}`,
+  }),
+  /** gsi1 keys of a membership item: list the businesses of one user. */
+  memberByUser: (userId: string, businessId: string) => ({
+    gsi1pk: `USER#${userId}`,
+    gsi1sk: businessPartition(businessId),
+  }),
+  user: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  /** Platform admins live in one small partition, keyed by normalised e-mail. */
+  platformAdmin: (email: string): ItemKey => ({
+    pk: 'PLATFORM_ADMINS',
+    sk: `EMAIL#${normaliseEmail(email)}`,
+  }),
+  agentKey: (keyHash: string): ItemKey => ({ pk: `AGENT_KEY#${keyHash}`, sk: 'AGENT_KEY' }),
+  /** gsi1 keys of an agent key item: list all keys, find one by its public id. */
+  agentKeyById: (keyId: string) => ({ gsi1pk: 'AGENT_KEYS', gsi1sk: `AGENT_KEY#${keyId}` }),
+  blogAutoSchedule: (businessId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: 'BLOG_AUTO_SCHEDULE',
+  }),
+} as const;
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Strip key attributes before an item leaves the storage layer. */
+export function withoutKeys<T extends Record<string, unknown>>(
+  item: T,
+): Omit<T, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk'> {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
+  return rest;
+}

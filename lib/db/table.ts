@@ -1,0 +1,14 @@
+/**
+ * The single table's physical shape. CDK (infra/stateful-stack.ts) and the local harness
+ * (infra/local/emulators.ts) both build the table from this description, so they cannot drift.
+ */
+export const tableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds; DynamoDB's TTL deletes expired sessions, consent requests and codes. */
+  timeToLiveAttribute: 'expires_at_epoch',
+  globalSecondaryIndexes: [
+    /** Inverted lookups: a user's memberships, agent keys by id. */
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  ],
+} as const;

@@ -1,0 +1,93 @@
+/**
+ * The one error hierarchy of the service. Domain code throws these; the pipeline turns them into
+ * `ErrorResponse` bodies (DESIGN §4). Anything that is not an HttpError becomes a plain 500 whose
+ * message never leaves the logs.
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'VERSION_CONFLICT'
+  | 'GONE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'VALIDATION_ERROR'
+  | 'RATE_LIMITED'
+  | 'INTERNAL'
+  | 'SERVICE_UNAVAILABLE';
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(message: string) {
+    super(400, 'BAD_REQUEST', message);
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  /** `challenge` becomes the WWW-Authenticate header, as RFC 9110 requires on a 401. */
+  constructor(message: string, challenge: string) {
+    super(401, 'UNAUTHORIZED', message, undefined, { 'www-authenticate': challenge });
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(message = 'You do not have access to this resource') {
+    super(403, 'FORBIDDEN', message);
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(message: string) {
+    super(404, 'NOT_FOUND', message);
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(message: string, details?: unknown) {
+    super(409, 'CONFLICT', message, details);
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  constructor(message: string) {
+    super(413, 'PAYLOAD_TOO_LARGE', message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(message: string) {
+    super(415, 'UNSUPPORTED_MEDIA_TYPE', message);
+  }
+}
+
+export class ValidationError extends HttpError {
+  constructor(message: string, issues: ValidationIssue[]) {
+    super(422, 'VALIDATION_ERROR', message, issues);
+  }
+}
+
+export class ServiceUnavailableError extends HttpError {
+  constructor(message = 'A dependency of the service is unavailable; retry shortly', retryAfterSeconds = 1) {
+    super(503, 'SERVICE_UNAVAILABLE', message, undefined, { 'retry-after': String(retryAfterSeconds) });
+  }
+}

@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { AuthKind } from '#lib/auth/principal.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a function may touch in AWS; CDK grants exactly this and nothing more. */
+export interface RoutePermissions {
+  table: 'read' | 'readwrite';
+  photos?: 'read' | 'readwrite';
+  sendEmail?: boolean;
+  internalApiKeys?: boolean;
+}
+
+/**
+ * One row of the route table (lib/routes/). It is plain data: CDK, the local harness, the invoke
+ * CLI and the OpenAPI generator all read it without loading any handler or touching AWS.
+ */
+export interface RouteDefinition {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway / OpenAPI style: /api/v1/businesses/{business_id}/... */
+  path: string;
+  /** Handler source, relative to the repository root; exports `handler`. */
+  handler: string;
+  /** Groups routes into CDK stacks and OpenAPI tags. */
+  area: string;
+  summary: string;
+  description?: string;
+  auth: AuthKind;
+  /** 'success' wraps data in SuccessResponse (DESIGN §4); 'bare' returns the resource itself. */
+  envelope: 'success' | 'bare';
+  successStatus: 200 | 201 | 204;
+  request: {
+    params?: z.ZodObject;
+    query?: z.ZodObject;
+    headers?: z.ZodObject;
+    body?: z.ZodType;
+  };
+  /** Schema of `data` (enveloped) or of the whole body (bare); absent for 204. */
+  response?: z.ZodType;
+  /** Error statuses the operation documents besides the pipeline's own (401, 413, 415, 422, 500, 503). */
+  errors: number[];
+  permissions: RoutePermissions;
+  /** Largest JSON body accepted, in bytes (default 256 KiB; DynamoDB items stop at 400 KB). */
+  maxBodyBytes?: number;
+  timeoutSeconds?: number;
+}

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import { ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
+
+export type RequestPart = 'path' | 'query' | 'header' | 'body';
+
+/** zod issues in the `{loc, msg, type}` shape of DESIGN §4; each unknown key is its own issue. */
+export function toValidationIssues(part: RequestPart, error: z.ZodError): ValidationIssue[] {
+  return error.issues.flatMap((issue): ValidationIssue[] => {
+    const loc = [
+      part,
+      ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment)),
+    ];
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        loc: [...loc, key],
+        msg: 'Unknown field',
+        type: 'unrecognized_key',
+      }));
+    }
+    return [{ loc, msg: issue.message, type: issue.code }];
+  });
+}
+
+/** Parse one part of a request, throwing a 422 that names every problem. */
+export function parseRequestPart<S extends z.ZodType>(
+  part: RequestPart,
+  schema: S,
+  value: unknown,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = toValidationIssues(part, result.error);
+  const summary = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.loc.join('.')}: ${issue.msg}`)
+    .join('; ');
+  throw new ValidationError(`Request validation failed: ${summary}`, issues);
+}
