@@ -9,12 +9,20 @@ const SECRET_CACHE_SECONDS = 300;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/** Split a comma-separated list or a JSON array of keys; two entries allow rotation. */
+/**
+ * The valid keys, from a comma-separated list (env), a JSON array, or a JSON object such as
+ * `{"current": "…", "previous": "…"}` (the usual Secrets Manager shape). Two keys allow rotation.
+ */
 export function parseKeyList(raw: string): string[] {
   const trimmed = raw.trim();
-  const list: unknown = trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed.split(',');
-  if (!Array.isArray(list)) throw new Error('Internal API keys must be a list');
-  return list.map((key) => String(key).trim()).filter((key) => key.length > 0);
+  const parsed: unknown = /^[[{]/.test(trimmed) ? JSON.parse(trimmed) : trimmed.split(',');
+  const list = Array.isArray(parsed)
+    ? parsed
+    : typeof parsed === 'object' && parsed
+      ? Object.values(parsed)
+      : [];
+  if (!list.every((key) => typeof key === 'string')) throw new Error('Internal API keys must be strings');
+  return list.map((key) => key.trim()).filter((key) => key.length > 0);
 }
 
 /**

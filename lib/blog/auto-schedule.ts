@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { nextRunAt } from '#lib/blog/next-run.ts';
+import { nextSchedule } from '#lib/blog/schedule-rules.ts';
 import {
   type BlogAutoSchedule,
   BlogAutoScheduleData,
@@ -53,38 +53,6 @@ export async function putAutoSchedule(
     }
   }
   throw new ConflictError('The schedule is being changed concurrently; retry');
-}
-
-/** The schedule after applying `input` to `current`; returns `current` itself when nothing changes. */
-export function nextSchedule(
-  businessId: string,
-  current: BlogAutoSchedule | undefined,
-  input: BlogAutoScheduleInput,
-  now: Date,
-): BlogAutoSchedule {
-  if (
-    current &&
-    current.is_enabled === input.is_enabled &&
-    current.auto_publish === input.auto_publish &&
-    current.frequency_type === input.frequency_type
-  ) {
-    return current;
-  }
-  const stamp = now.toISOString();
-  const keepsCadence = current?.is_enabled && current.frequency_type === input.frequency_type;
-  return {
-    business_id: businessId,
-    is_enabled: input.is_enabled,
-    auto_publish: input.auto_publish,
-    frequency_type: input.frequency_type,
-    next_run_at: !input.is_enabled
-      ? null
-      : keepsCadence && current.next_run_at
-        ? current.next_run_at
-        : nextRunAt(input.frequency_type, now).toISOString(),
-    created_at: current?.created_at ?? stamp,
-    updated_at: stamp,
-  };
 }
 
 export async function deleteAutoSchedule(businessId: string): Promise<void> {

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { LocalCredentials } from '../../infra/local/harness.ts';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+
+/** What a harness started with --ready-json reports about itself. */
+export interface HarnessInfo {
+  baseUrl: string;
+  credentials: LocalCredentials;
+  endpoints: { dynamodb: string; s3: string; ses: string };
+  tableName: string;
+  stateDir: string;
+}
+
+export interface HarnessProcess {
+  info: HarnessInfo;
+  stop(): Promise<void>;
+}
+
+/**
+ * Run `infra/local/start.ts --ephemeral --port 0 --ready-json` as its own process, exactly the
+ * program behind `npm start`, and wait for its ready line. Closing its stdin stops it, so it also
+ * stops if this process dies.
+ */
+export async function startHarnessProcess(): Promise<HarnessProcess> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', '--port', '0', '--ready-json'],
+    {
+      cwd: ROOT_DIR,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = once(child, 'exit');
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const info = await new Promise<HarnessInfo>((resolve, reject) => {
+    lines.on('line', (line) => {
+      if (line.startsWith('HARNESS_READY ')) resolve(JSON.parse(line.slice('HARNESS_READY '.length)));
+    });
+    void exited.then(() => reject(new Error(`harness exited before it was ready:\n${stderr}`)));
+  });
+  child.stdout?.resume();
+  return {
+    info,
+    async stop() {
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { describe, expect, it } from 'vitest';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { buildOpenApiDocument } from '../../infra/openapi.ts';
+
+describe('OpenAPI document', () => {
+  it('passes the Redocly linter with its recommended rules', async () => {
+    const document = buildOpenApiDocument(routeTable, 'http://127.0.0.1:3000');
+    const config = await createConfig({ extends: ['recommended'] });
+
+    const problems = await lintFromString({
+      source: JSON.stringify(document),
+      absoluteRef: 'openapi.json',
+      config,
+    });
+
+    const errors = problems.filter((problem) => problem.severity === 'error');
+    expect(errors.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
+  });
+
+  it('describes every route of the route table, once', () => {
+    const document = buildOpenApiDocument();
+    const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { operationId: string }>).map(([method, op]) => ({
+        key: `${method.toUpperCase()} ${path}`,
+        operationId: op.operationId,
+      })),
+    );
+
+    expect(operations.map((op) => op.operationId).sort()).toEqual(
+      routeTable.map((route) => route.operationId).sort(),
+    );
+    for (const route of routeTable) {
+      expect(operations).toContainEqual({
+        key: `${route.method} ${route.path}`,
+        operationId: route.operationId,
+      });
+    }
+  });
+});

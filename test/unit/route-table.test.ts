@@ -1,0 +1,44 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+
+function handlerFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return handlerFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(ROOT_DIR, path)] : [];
+  });
+}
+
+describe('route table', () => {
+  it('has a handler file for every route and a route for every handler file', () => {
+    const files = handlerFiles(join(ROOT_DIR, 'functions')).sort();
+    const routed = routeTable.map((route) => route.handler).sort();
+
+    expect(routed).toEqual(files);
+    for (const route of routeTable) expect(existsSync(join(ROOT_DIR, route.handler))).toBe(true);
+  });
+
+  it('names each handler file after its area', () => {
+    for (const route of routeTable) expect(route.handler.startsWith(`functions/${route.area}/`)).toBe(true);
+  });
+
+  it('has unique operation ids and unique method + path pairs under /api/v1/', () => {
+    const ids = routeTable.map((route) => route.operationId);
+    const keys = routeTable.map((route) => `${route.method} ${route.path}`);
+
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const route of routeTable) expect(route.path).toMatch(/^\/api\/v1\//);
+  });
+
+  it('declares a schema for every path parameter', () => {
+    for (const route of routeTable) {
+      const templated = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+      const declared = Object.keys(route.request.params?.shape ?? {}).sort();
+      expect(declared, route.operationId).toEqual(templated);
+    }
+  });
+});

@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two projects: `unit` (pure logic, no services) and `integration` (the real handlers behind the
+ * local harness, against DynamoDB Local, s3rver and aws-ses-v2-local started on free ports).
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/integration-env.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
