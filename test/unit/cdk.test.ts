@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, type Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+import { buildServiceApp } from '../../infra/service-app.ts';
+
+const MAX_RESOURCES_PER_STACK = 450;
+
+/** The app as `npm run synth` builds it, minus bundling (the bench builds and imports every bundle). */
+function newApp(extraContext: Record<string, unknown> = {}) {
+  const { context } = JSON.parse(readFileSync(join(ROOT_DIR, 'cdk.json'), 'utf8'));
+  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON.
+type Json = any;
+type Resources = Record<string, { Type: string; Properties?: Record<string, Json> }>;
+
+describe('CDK app', () => {
+  let stacks: Stack[];
+  let templates: Map<string, Template>;
+
+  beforeAll(() => {
+    const built = buildServiceApp({ app: newApp() });
+    stacks = [built.stateful, built.api, ...built.routeStacks];
+    templates = new Map(stacks.map((stack) => [stack.stackName, Template.fromStack(stack)]));
+  });
+
+  const allResources = (): Resources =>
+    Object.assign({}, ...[...templates.values()].map((template) => template.toJSON().Resources as Resources));
+
+  it('synthesises with no unacknowledged cdk-nag AwsSolutions finding', () => {
+    expect(() => buildServiceApp({ app: newApp() }).app.synth()).not.toThrow();
+  });
+
+  it('fails synthesis when a resource breaks an AwsSolutions rule', () => {
+    const { app, stateful } = buildServiceApp({ app: newApp() });
+    new s3.Bucket(stateful, 'Careless', { blockPublicAccess: s3.BlockPublicAccess.BLOCK_ACLS_ONLY });
+
+    expect(() => app.synth()).toThrow();
+  });
+
+  it('has one HTTP API route per route-table row', () => {
+    const routeKeys = Object.values(allResources())
+      .filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route')
+      .map((resource) => resource.Properties?.RouteKey)
+      .sort();
+
+    expect(routeKeys).toEqual(routeTable.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  it('keeps every stack under 450 resources', () => {
+    for (const [name, template] of templates) {
+      const count = Object.keys(template.toJSON().Resources ?? {}).length;
+      expect(count, name).toBeLessThan(MAX_RESOURCES_PER_STACK);
+    }
+  });
+
+  it('runs every function on Node.js 22, arm64, with its own log group', () => {
+    const routed = Object.values(allResources()).filter(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        routeTable.some((route) => resource.Properties?.Description === `${route.method} ${route.path}`),
+    );
+
+    expect(routed).toHaveLength(routeTable.length);
+    for (const fn of routed) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        LoggingConfig: { LogGroup: expect.anything() },
+      });
+    }
+  });
+
+  it('keeps the table on-demand with point-in-time recovery, TTL and the gsi1 index', () => {
+    templates.get(stacks[0]?.stackName ?? '')?.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
+      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'gsi1' })],
+      Replicas: [
+        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+      ],
+    });
+  });
+
+  it('keeps the photo bucket private and encrypted', () => {
+    templates.get(stacks[0]?.stackName ?? '')?.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: Match.anyValue(),
+    });
+  });
+
+  it('grants each function only what its route row asks for', () => {
+    const resources = allResources();
+    for (const route of routeTable) {
+      const fnEntry = Object.entries(resources).find(
+        ([, r]) =>
+          r.Type === 'AWS::Lambda::Function' && r.Properties?.Description === `${route.method} ${route.path}`,
+      );
+      const roleId = fnEntry?.[1].Properties?.Role?.['Fn::GetAtt']?.[0];
+      const actions = Object.values(resources)
+        .filter(
+          (r) =>
+            r.Type === 'AWS::IAM::Policy' && r.Properties?.Roles?.some((role: Json) => role.Ref === roleId),
+        )
+        .flatMap((policy) => policy.Properties?.PolicyDocument.Statement)
+        .flatMap((statement: { Action: string | string[] }) => [statement.Action].flat());
+
+      const services = new Set(actions.map((action) => action.split(':')[0]));
+      const expected = new Set(['logs', 'dynamodb']);
+      if (route.permissions.photos) expected.add('s3');
+      if (route.permissions.sendEmail) expected.add('ses');
+      if (route.auth === 'internal' || route.permissions.internalApiKeys) expected.add('secretsmanager');
+      expect(services, route.operationId).toEqual(expected);
+      if (route.permissions.table === 'read') {
+        expect(
+          actions.some((a) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)),
+          route.operationId,
+        ).toBe(false);
+      }
+      expect(
+        actions.some((a) => a.endsWith('*')),
+        route.operationId,
+      ).toBe(false);
+    }
+  });
+});
