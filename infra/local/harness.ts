@@ -27,6 +27,8 @@ import type { SeedRecord } from './seed.ts';
 export const LOCAL_TABLE_NAME = 'business-platform-local';
 export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
 const ISSUER_PATH = '/local-issuer';
+/** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
+export const RUNTIME_FILE = 'runtime.json';
 
 export interface HarnessOptions {
   /** 0 picks a free port. */
@@ -53,6 +55,8 @@ export interface LocalCredentials {
 export interface RunningHarness {
   baseUrl: string;
   credentials: LocalCredentials;
+  /** The environment the handlers run with (table, emulator endpoints, issuer). */
+  env: Record<string, string>;
   endpoints: { dynamodb: string; s3: string; ses: string };
   tableName: string;
   stateDir: string;
@@ -74,7 +78,9 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   const server = createServer();
   const baseUrl = await listen(server, options.port);
   const started: RunningEmulator[] = [];
+  const runtimeFile = join(options.stateDir, RUNTIME_FILE);
   const stop = async () => {
+    rmSync(runtimeFile, { force: true });
     await new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -102,7 +108,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       : { internal_api_key: `ik_${randomBytes(24).toString('base64url')}` };
 
     // Handlers and lib/ read their configuration from the environment when they load, as in Lambda.
-    Object.assign(process.env, {
+    const env: Record<string, string> = {
       AWS_REGION: LOCAL_AWS.region,
       AWS_ACCESS_KEY_ID: LOCAL_AWS.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_AWS.credentials.secretAccessKey,
@@ -115,7 +121,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
       INTERNAL_API_KEYS: secrets.internal_api_key,
-    });
+    };
+    Object.assign(process.env, env);
 
     const issuer = await loadDevIssuer(options.stateDir);
     if (!secrets.seed) {
@@ -145,6 +152,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     writeFileSync(join(options.stateDir, 'credentials.json'), JSON.stringify(credentials, null, 2), {
       mode: 0o600,
     });
+    // Tells the CLIs (invoke, agent-key, …) where this running stack's emulators are.
+    writeFileSync(runtimeFile, JSON.stringify({ baseUrl, env }, null, 2), { mode: 0o600 });
 
     const openApi = JSON.stringify(buildOpenApiDocument(routeTable, baseUrl));
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -167,6 +176,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     return {
       baseUrl,
       credentials,
+      env,
       endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, ses: ses.endpoint },
       tableName: LOCAL_TABLE_NAME,
       stateDir: options.stateDir,

@@ -58,8 +58,10 @@ try {
 }
 
 if (harness && values['ready-json']) {
-  const { baseUrl, credentials, endpoints, tableName } = harness;
-  console.log(`HARNESS_READY ${JSON.stringify({ baseUrl, credentials, endpoints, tableName, stateDir })}`);
+  const { baseUrl, credentials, env, endpoints, tableName } = harness;
+  console.log(
+    `HARNESS_READY ${JSON.stringify({ baseUrl, credentials, env, endpoints, tableName, stateDir })}`,
+  );
 } else if (harness) {
   const { baseUrl, credentials } = harness;
   const business = credentials.businesses[0];

@@ -65,7 +65,7 @@ export async function listAgentKeys(): Promise<AgentKeyRecord[]> {
     for (const item of page.Items ?? []) records.push(toRecord(item));
     cursor = page.LastEvaluatedKey;
   } while (cursor);
-  return records;
+  return records.sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { type HarnessInfo, startHarnessProcess } from './harness-process.ts';
+import { type HarnessInfo, startHarnessProcess } from '../../infra/local/harness-process.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

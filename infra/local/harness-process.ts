@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { LocalCredentials } from '../../infra/local/harness.ts';
-import { ROOT_DIR } from '../../infra/local/paths.ts';
+import type { LocalCredentials } from './harness.ts';
+import { ROOT_DIR } from './paths.ts';
 
 /** What a harness started with --ready-json reports about itself. */
 export interface HarnessInfo {
   baseUrl: string;
   credentials: LocalCredentials;
+  env: Record<string, string>;
   endpoints: { dynamodb: string; s3: string; ses: string };
   tableName: string;
   stateDir: string;

@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+import { api } from '../support/api.ts';
+
+const run = promisify(execFile);
+
+/** Run one of the package's CLIs the way `npm run <name>` does, against the test harness. */
+async function cli(script: string, args: string[], env: Record<string, string> = {}) {
+  const harness = inject('harness');
+  return run(process.execPath, ['--import', 'tsx', `infra/local/cli/${script}.ts`, ...args], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, TABLE_NAME: '', LOCAL_STATE_DIR: harness.stateDir, ...env },
+    timeout: 60_000,
+  });
+}
+
+describe('command-line tools', () => {
+  const harness = inject('harness');
+  const business = harness.credentials.businesses[0];
+  const schedulePath = `/api/v1/businesses/${business?.id}/blog_posts/auto_schedule`;
+
+  it('token mints a console token the service accepts', async () => {
+    const { stdout } = await cli('token', ['--email', 'owner@harbor-bakery.example']);
+    const response = await api('GET', schedulePath, { token: stdout.trim() });
+
+    expect([200, 404]).toContain(response.status);
+  });
+
+  it('token refuses a missing e-mail with a clear error', async () => {
+    await expect(cli('token', [])).rejects.toMatchObject({ stderr: expect.stringContaining('--email') });
+  });
+
+  it('event prints a payload 2.0 event for every operation', async () => {
+    for (const route of routeTable) {
+      const { stdout } = await cli('event', [route.operationId]);
+      const event = JSON.parse(stdout);
+      expect(event).toMatchObject({ version: '2.0', routeKey: `${route.method} ${route.path}` });
+    }
+  });
+
+  it('invoke runs a handler against the running stack with a sample or a given event', async () => {
+    const put = JSON.parse((await cli('invoke', ['putBlogAutoSchedule'])).stdout);
+    expect(put.statusCode).toBe(200);
+    expect(put.body.data.business_id).toBe(business?.id);
+
+    const dir = mkdtempSync(join(tmpdir(), 'bps-event-'));
+    try {
+      const event = JSON.parse((await cli('event', ['getBlogAutoSchedule'])).stdout);
+      delete event.headers.authorization;
+      const file = join(dir, 'event.json');
+      await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify(event)));
+      const unauthenticated = JSON.parse(
+        (await cli('invoke', ['getBlogAutoSchedule', '--event', file])).stdout,
+      );
+      expect(unauthenticated.statusCode).toBe(401);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('agent-key creates, lists and revokes keys', async () => {
+    const created = JSON.parse(
+      (
+        await cli('agent-key', [
+          'create',
+          '--name',
+          'cli-test',
+          '--businesses',
+          business?.id ?? '',
+          '--scopes',
+          'read',
+        ])
+      ).stdout,
+    );
+    expect(created.key).toMatch(/^agk_/);
+
+    const listed = JSON.parse((await cli('agent-key', ['list'])).stdout);
+    expect(listed.map((k: { key_id: string }) => k.key_id)).toContain(created.key_id);
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+
+    const revoked = JSON.parse((await cli('agent-key', ['revoke', created.key_id])).stdout);
+    expect(revoked.revoked_at).toBeDefined();
+  });
+
+  it('agent-key rejects bad arguments without touching the table', async () => {
+    await expect(cli('agent-key', ['create', '--name', 'x', '--businesses', 'nope'])).rejects.toMatchObject({
+      stderr: expect.stringContaining('UUIDs'),
+    });
+  });
+
+  it('the CLIs that need the stack say so when it is not running', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'bps-empty-'));
+    try {
+      await expect(cli('invoke', ['getBlogAutoSchedule'], { LOCAL_STATE_DIR: empty })).rejects.toMatchObject({
+        stderr: expect.stringContaining('npm start'),
+      });
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run synth', () => {
+  it('writes the CloudFormation templates offline, bundling every function with the local esbuild', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'bps-cdk-out-'));
+    try {
+      await run(
+        process.execPath,
+        [join(ROOT_DIR, 'node_modules/aws-cdk/bin/cdk'), 'synth', '--quiet', '--output', out],
+        {
+          cwd: ROOT_DIR,
+          timeout: 240_000,
+        },
+      );
+      const templates = readdirSync(out).filter((file) => file.endsWith('.template.json'));
+      expect(templates.length).toBeGreaterThanOrEqual(3);
+      const assets = readdirSync(out).filter((file) => file.startsWith('asset.'));
+      const bundles = assets.filter((dir) => readdirSync(join(out, dir)).includes('index.mjs'));
+      expect(bundles.length).toBe(routeTable.length);
+      const sample = readFileSync(join(out, bundles[0] ?? '', 'index.mjs'), 'utf8');
+      expect(sample.startsWith('import { createRequire')).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
+describe('npm start', () => {
+  const start = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', ...args], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+
+  it('stops with one clear line when the port is taken', async () => {
+    const busyPort = Number(new URL(inject('harness').baseUrl).port);
+
+    const failure = await start(['--port', String(busyPort)]).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim()).toBe(
+      `error: Port ${busyPort} is already in use; pass --port or set PORT to another port`,
+    );
+  });
+
+  it('stops with one clear line when Java is missing', async () => {
+    const nodeOnly = dirname(process.execPath);
+
+    const failure = await start(['--port', '0'], { PATH: nodeOnly }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim()).toBe(
+      'error: Java 17+ is required for DynamoDB Local but `java` was not found on PATH',
+    );
+  });
+});
