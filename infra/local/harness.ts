@@ -76,7 +76,6 @@ interface LocalSecrets {
 export async function startHarness(options: HarnessOptions): Promise<RunningHarness> {
   mkdirSync(options.stateDir, { recursive: true });
   const server = createServer();
-  const baseUrl = await listen(server, options.port);
   const started: RunningEmulator[] = [];
   const runtimeFile = join(options.stateDir, RUNTIME_FILE);
   const stop = async () => {
@@ -90,6 +89,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   };
 
   try {
+    const baseUrl = await listen(server, options.port);
     // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
     const emulators = await Promise.allSettled([
       startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
