@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // Structured request logs are for operators; in test output they only hide the results.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
     projects: [
       {
         extends: true,

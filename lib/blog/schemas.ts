@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/validation/zod.ts';
 
 export const FREQUENCY_TYPES = ['daily', 'weekly', 'biweekly', 'monthly'] as const;
 export type FrequencyType = (typeof FREQUENCY_TYPES)[number];

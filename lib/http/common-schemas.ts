@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/validation/zod.ts';
 
 /** Path of every per-business operation. */
 export const BusinessPathParams = z.strictObject({

@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../infra/bundling.ts';
+import { ROOT_DIR } from '../infra/local/paths.ts';
+
+const run = promisify(execFile);
+
+/** Bundle one handler exactly as CDK does (infra/bundling.ts); returns the file and its size. */
+export async function buildBundle(entry: string, outDir: string): Promise<{ file: string; bytes: number }> {
+  const file = join(outDir, 'index.mjs');
+  await build({ ...esbuildOptions, entryPoints: [join(ROOT_DIR, entry)], outfile: file, logLevel: 'error' });
+  return { file, bytes: statSync(file).size };
+}
+
+export interface ColdStart {
+  importMs: number;
+  invokeMs: number;
+  statusCode: number | undefined;
+}
+
+// Runs in a fresh `node`: import the bundle (the Lambda init phase), then invoke it once.
+const CHILD = `
+const { readFileSync } = await import('node:fs');
+const started = performance.now();
+const module = await import(process.env.BENCH_BUNDLE);
+const imported = performance.now();
+const event = JSON.parse(readFileSync(process.env.BENCH_EVENT, 'utf8'));
+const context = { functionName: 'bench', awsRequestId: crypto.randomUUID(), getRemainingTimeInMillis: () => 10000 };
+const result = await module.handler(event, context);
+const invoked = performance.now();
+process.stdout.write(JSON.stringify({ importMs: imported - started, invokeMs: invoked - imported, statusCode: result?.statusCode }));
+process.exit(0);
+`;
+
+/** One cold start of a bundle in a new process with the given environment. */
+export async function coldStart(
+  bundle: string,
+  event: APIGatewayProxyEventV2 | Record<string, never>,
+  env: Record<string, string>,
+): Promise<ColdStart> {
+  const eventFile = `${bundle}.event.json`;
+  writeFileSync(eventFile, JSON.stringify(event));
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', CHILD], {
+    env: {
+      ...process.env,
+      ...env,
+      BENCH_BUNDLE: bundle,
+      BENCH_EVENT: eventFile,
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
+    timeout: 30_000,
+  });
+  return JSON.parse(stdout) as ColdStart;
+}

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: per function, the minified bundle size and the cold init time (a fresh process
+ * importing the bundle and invoking it once against DynamoDB Local), next to a bare bundled
+ * handler doing one SDK call, measured in the same run. Prints a Markdown table.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { startHarnessProcess } from '../infra/local/harness-process.ts';
+import { sampleEvent } from '../infra/local/sample-event.ts';
+import { buildBundle, type ColdStart, coldStart } from './cold-start.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+const harness = await startHarnessProcess();
+const workDir = mkdtempSync(join(tmpdir(), 'bps-bench-'));
+try {
+  const { env, credentials } = harness.info;
+
+  async function measure(name: string, entry: string, event: Parameters<typeof coldStart>[1]) {
+    const outDir = join(workDir, name);
+    mkdirSync(outDir);
+    const { file, bytes } = await buildBundle(entry, outDir);
+    const runs: ColdStart[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await coldStart(file, event, env));
+    const failed = runs.find((r) => r.statusCode === undefined || r.statusCode >= 500);
+    if (failed) throw new Error(`${name} answered ${failed.statusCode} during the bench`);
+    const importMs = median(runs.map((r) => r.importMs));
+    const initMs = median(runs.map((r) => r.importMs + r.invokeMs));
+    return { name, bytes, importMs, initMs, status: runs[0]?.statusCode };
+  }
+
+  const baseline = await measure('baseline', 'bench/baseline-handler.ts', {});
+  const rows = [];
+  for (const route of routeTable)
+    rows.push(await measure(route.operationId, route.handler, sampleEvent(route, credentials)));
+
+  const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+  const ms = (value: number) => value.toFixed(0);
+  console.log(
+    `\nCold start, median of ${RUNS} fresh processes each (Node ${process.versions.node}, DynamoDB Local)\n`,
+  );
+  console.log('| function | bundle KB | import ms | import + 1st call ms | × baseline (init) | status |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(
+    `| baseline: bare handler, one GetItem | ${kb(baseline.bytes)} | ${ms(baseline.importMs)} | ${ms(baseline.initMs)} | 1.00 | ${baseline.status} |`,
+  );
+  for (const row of rows) {
+    console.log(
+      `| ${row.name} | ${kb(row.bytes)} | ${ms(row.importMs)} | ${ms(row.initMs)} | ${(row.initMs / baseline.initMs).toFixed(2)} | ${row.status} |`,
+    );
+  }
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+  await harness.stop();
+}
