@@ -1,18 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { LocalCredentials } from './harness.ts';
+import type { RunningHarness } from './harness.ts';
 import { ROOT_DIR } from './paths.ts';
 
-/** What a harness started with --ready-json reports about itself. */
-export interface HarnessInfo {
-  baseUrl: string;
-  credentials: LocalCredentials;
-  env: Record<string, string>;
-  endpoints: { dynamodb: string; s3: string; ses: string };
-  tableName: string;
-  stateDir: string;
-}
+/** What a harness started with --ready-json reports about itself (start.ts prints it). */
+export type HarnessInfo = Omit<RunningHarness, 'stop'>;
 
 export interface HarnessProcess {
   info: HarnessInfo;
