@@ -58,10 +58,8 @@ try {
 }
 
 if (harness && values['ready-json']) {
-  const { baseUrl, credentials, env, endpoints, tableName } = harness;
-  console.log(
-    `HARNESS_READY ${JSON.stringify({ baseUrl, credentials, env, endpoints, tableName, stateDir })}`,
-  );
+  const { stop: _stop, ...info } = harness;
+  console.log(`HARNESS_READY ${JSON.stringify(info)}`);
 } else if (harness) {
   const { baseUrl, credentials } = harness;
   const business = credentials.businesses[0];
