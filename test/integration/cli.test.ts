@@ -1,7 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { routeTable } from '#lib/routes/route-table.ts';
@@ -158,4 +160,34 @@ describe('npm start', () => {
       'error: Java 17+ is required for DynamoDB Local but `java` was not found on PATH',
     );
   });
+});
+
+describe('stopping npm start', () => {
+  const refusesConnections = async (url: string) =>
+    fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      () => false,
+      () => true,
+    );
+
+  it('Ctrl-C (SIGINT) stops DynamoDB Local and the other emulators with it', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', '--port', '0', '--ready-json'],
+      { cwd: ROOT_DIR, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const exited = once(child, 'exit');
+    const lines = createInterface({ input: child.stdout });
+    const info = await new Promise<{ endpoints: Record<string, string>; stateDir: string }>((resolve) => {
+      lines.on('line', (line) => line.startsWith('HARNESS_READY ') && resolve(JSON.parse(line.slice(14))));
+    });
+    expect(await refusesConnections(info.endpoints.dynamodb ?? '')).toBe(false);
+
+    child.kill('SIGINT');
+    const [code] = await exited;
+
+    expect(code).toBe(0);
+    for (const endpoint of Object.values(info.endpoints))
+      expect(await refusesConnections(endpoint)).toBe(true);
+    expect(existsSync(info.stateDir)).toBe(false);
+  }, 90_000);
 });
