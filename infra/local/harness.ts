@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { countDynamoUsage } from '#lib/db/call-counter.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer } from './dev-issuer.ts';
@@ -27,6 +28,9 @@ import type { SeedRecord } from './seed.ts';
 export const LOCAL_TABLE_NAME = 'business-platform-local';
 export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
 const ISSUER_PATH = '/local-issuer';
+export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
+export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
+export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
 /** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
@@ -272,7 +276,12 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_PAYLOAD_BYTES) {
     return gatewayError(413, 'Request Entity Too Large');
   }
-  return invokeRoute(site.rootDir, match.route, event);
+  // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
+  const { result, usage } = await countDynamoUsage(() => invokeRoute(site.rootDir, match.route, event));
+  result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
+  result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
+  result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
+  return result;
 }
 
 /** Read the body, giving up (without buffering it all) once it passes API Gateway's 10 MB. */

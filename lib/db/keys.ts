@@ -12,6 +12,11 @@ export interface ItemKey {
 
 export const businessPartition = (businessId: string) => `BUSINESS#${businessId}`;
 
+export const RECORD_PREFIX = 'RECORD#';
+export const HISTORY_PREFIX = 'HISTORY#';
+/** Sorts after every zero-padded position: records without a position come last. */
+const POSITION_LAST = '~';
+
 export const keys = {
   business: (businessId: string): ItemKey => ({ pk: businessPartition(businessId), sk: 'BUSINESS' }),
   member: (businessId: string, userId: string): ItemKey => ({
@@ -35,6 +40,41 @@ export const keys = {
   blogAutoSchedule: (businessId: string): ItemKey => ({
     pk: businessPartition(businessId),
     sk: 'BLOG_AUTO_SCHEDULE',
+  }),
+  /** A business record (profile, FAQ, location, …); `RECORD#` prefixes them all for the snapshot Query. */
+  record: (businessId: string, entity: string, recordId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `${RECORD_PREFIX}${entity}#${recordId}`,
+  }),
+  /** gsi1 keys of a record: one entity of one business, in list order (position, then created_at). */
+  recordOrder: (
+    businessId: string,
+    entity: string,
+    position: number | null,
+    createdAt: string,
+    recordId: string,
+  ) => ({
+    gsi1pk: `${businessPartition(businessId)}#${entity}`,
+    gsi1sk: `${position === null ? POSITION_LAST : String(position).padStart(7, '0')}#${createdAt}#${recordId}`,
+  }),
+  /** How many records of one entity a business has (the 500 limit is enforced on it). */
+  recordCount: (businessId: string, entity: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `COUNT#${entity}`,
+  }),
+  /** Which location is the primary one, so that making another primary can clear it atomically. */
+  primaryLocation: (businessId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: 'PRIMARY_LOCATION',
+  }),
+  /** A Change History entry; ids are UUID v7, so the sort key orders entries by time. */
+  history: (businessId: string, entryId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `${HISTORY_PREFIX}${entryId}`,
+  }),
+  photo: (businessId: string, photoId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `PHOTO#${photoId}`,
   }),
 } as const;
 

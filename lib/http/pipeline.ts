@@ -6,6 +6,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
+import { markAuthenticated } from '#lib/db/call-counter.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { errorBody, successBody } from '#lib/http/envelope.ts';
 import {
@@ -113,6 +114,7 @@ function authentication<P>(
   return {
     before: async (request) => {
       request.context.principal = await authenticator.authenticate(request.event.headers);
+      markAuthenticated();
     },
   };
 }

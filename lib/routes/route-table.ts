@@ -1,11 +1,15 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { agentRoutes } from '#lib/routes/agent.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
 
 /**
  * Every operation of the service. CDK (infra/api-stack.ts), the local harness, the invoke CLI and
  * the OpenAPI document are all built from this list; adding an operation starts here.
  */
-export const routeTable: readonly RouteDefinition[] = [...Object.values(blogRoutes)];
+export const routeTable: readonly RouteDefinition[] = [
+  ...Object.values(blogRoutes),
+  ...Object.values(agentRoutes),
+];
 
 export function findRoute(operationId: string): RouteDefinition | undefined {
   return routeTable.find((route) => route.operationId === operationId);

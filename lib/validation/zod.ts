@@ -7,10 +7,12 @@
  * when a schema needs it.
  */
 
-export type { infer, input, output, ZodError, ZodObject, ZodType } from 'zod';
+export type { infer, input, output, ZodError, ZodType } from 'zod';
 export {
   array,
   boolean,
+  coerce,
+  email,
   enum,
   int,
   iso,
@@ -23,5 +25,7 @@ export {
   string,
   union,
   unknown,
+  url,
   uuid,
+  ZodObject,
 } from 'zod';

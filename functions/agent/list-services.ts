@@ -1,0 +1,8 @@
+import { agentAuth } from '#lib/auth/agent-keys.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { listAgentRecords } from '#lib/records/agent-operations.ts';
+import { agentRoute } from '#lib/routes/agent.ts';
+
+export const handler = httpHandler(agentRoute('listServices'), agentAuth, (input) =>
+  listAgentRecords('service', input),
+);

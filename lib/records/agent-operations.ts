@@ -1,0 +1,111 @@
+import { assertAgentMayAccess } from '#lib/auth/agent-keys.ts';
+import type { AgentPrincipal } from '#lib/auth/principal.ts';
+import type { HandlerOutput } from '#lib/http/pipeline.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
+import {
+  type Actor,
+  createRecord,
+  deleteRecord,
+  getRecord,
+  listMembers,
+  listRecords,
+  patchRecord,
+  type RecordFields,
+  type RecordView,
+  replaceRecord,
+  setMembers,
+} from '#lib/records/record-store.ts';
+
+/**
+ * The agent API's side of the records domain: check the agent key's business and scope, call the
+ * store, and shape the answer (ETag = the record's version). Handlers are one call into here.
+ */
+interface AgentInput {
+  params: unknown;
+  query?: unknown;
+  body?: unknown;
+  headers?: unknown;
+  principal: AgentPrincipal;
+}
+
+interface Target {
+  businessId: string;
+  recordId: string;
+}
+
+function target(entity: EntityName, input: AgentInput): Target {
+  const params = input.params as Record<string, string>;
+  const idParam = entities[entity].idParam ?? 'record_id';
+  return { businessId: params.business_id ?? '', recordId: params[idParam] ?? '' };
+}
+
+const actorOf = (agent: AgentPrincipal): Actor => ({ type: 'agent', id: agent.keyId });
+const ifMatchOf = (input: AgentInput) => (input.headers as { 'if-match'?: number } | undefined)?.['if-match'];
+const withEtag = (record: RecordView): HandlerOutput => ({
+  data: record,
+  headers: { etag: `"${record.version}"` },
+});
+
+export async function listAgentRecords(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'read');
+  const { limit, cursor } = input.query as { limit: number; cursor?: string };
+  const page = await listRecords(entity, businessId, { limit, cursor });
+  return { data: page.records, meta: { next_cursor: page.nextCursor } };
+}
+
+export async function createAgentRecord(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'write');
+  return withEtag(
+    await createRecord(entity, businessId, input.body as RecordFields, { actor: actorOf(input.principal) }),
+  );
+}
+
+export async function getAgentRecord(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId, recordId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'read');
+  return withEtag(await getRecord(entity, businessId, recordId));
+}
+
+export async function replaceAgentRecord(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId, recordId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'write');
+  const options = { actor: actorOf(input.principal), ifMatch: ifMatchOf(input) };
+  return withEtag(await replaceRecord(entity, businessId, recordId, input.body as RecordFields, options));
+}
+
+export async function patchAgentRecord(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId, recordId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'write');
+  const options = { actor: actorOf(input.principal), ifMatch: ifMatchOf(input) };
+  return withEtag(await patchRecord(entity, businessId, recordId, input.body as RecordFields, options));
+}
+
+export async function deleteAgentRecord(
+  entity: EntityName,
+  input: AgentInput,
+): Promise<HandlerOutput | undefined> {
+  const { businessId, recordId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'write');
+  await deleteRecord(entity, businessId, recordId, {
+    actor: actorOf(input.principal),
+    ifMatch: ifMatchOf(input),
+  });
+  return undefined;
+}
+
+export async function setAgentMembers(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId, recordId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'write');
+  const field = entities[entity].members?.field ?? '';
+  const ids = (input.body as Record<string, string[]>)[field] ?? [];
+  const options = { actor: actorOf(input.principal), ifMatch: ifMatchOf(input) };
+  return withEtag(await setMembers(entity, businessId, recordId, ids, options));
+}
+
+export async function listAgentMembers(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
+  const { businessId, recordId } = target(entity, input);
+  assertAgentMayAccess(input.principal, businessId, 'read');
+  return { data: await listMembers(entity, businessId, recordId) };
+}

@@ -1,0 +1,241 @@
+import {
+  address,
+  languages,
+  openingHours,
+  salary,
+  socialLinks,
+  fieldTypes as t,
+  timezone,
+} from '#lib/records/fields.ts';
+import type * as zt from '#lib/validation/zod.ts';
+import * as z from '#lib/validation/zod.ts';
+
+export const ENTITY_NAMES = [
+  'profile',
+  'faq',
+  'job_posting',
+  'location',
+  'package',
+  'service_item',
+  'service',
+  'team_member',
+] as const;
+export type EntityName = (typeof ENTITY_NAMES)[number];
+
+/** One writable field of a record. Optional fields are nullable; `null` clears them. */
+export interface FieldSpec {
+  schema: zt.ZodType;
+  required?: true;
+  /** Value on create (and on a full replace) when the field is not sent. */
+  default?: unknown;
+  /** The field holds the id of another record of the same business (or of a live photo). */
+  references?: EntityName | 'photo';
+}
+
+/** A membership list, e.g. a package's service items, set only through its own PUT. */
+export interface MemberSpec {
+  field: string;
+  entity: EntityName;
+  /** Path segment of the membership operations: /packages/{id}/service-items */
+  segment: string;
+  max: number;
+}
+
+export interface EntityDefinition {
+  name: EntityName;
+  /** Path segment of the agent API collection; undefined for the profile (edits API only). */
+  collection?: string;
+  /** Name of the id path parameter in the agent API. */
+  idParam?: string;
+  /** How people call one of these, for operation summaries. */
+  title: string;
+  fields: Record<string, FieldSpec>;
+  members?: MemberSpec;
+  /** Rules across fields, checked on every complete record (after a merge patch too). */
+  rules?: { path: string[]; message: string; holds(fields: Record<string, unknown>): boolean }[];
+  /** The snapshot label: question, title, name, or first + last name. */
+  label(record: Record<string, unknown>): string | null;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : null);
+const byName = (record: Record<string, unknown>) => text(record.name);
+const position = { schema: t.position };
+const photoId = { schema: t.id, references: 'photo' } as const;
+const price = { schema: t.price };
+const MAX_MEMBERS = 50;
+
+export const entities: Record<EntityName, EntityDefinition> = {
+  profile: {
+    name: 'profile',
+    title: 'business profile',
+    fields: {
+      name: { schema: t.shortText(200), required: true },
+      tagline: { schema: t.text(300) },
+      description: { schema: t.text(5000) },
+      phone: { schema: t.phone },
+      email: { schema: t.email },
+      website_url: { schema: t.url },
+      industry_id: { schema: t.shortText(100) },
+      logo_photo_id: photoId,
+      cover_photo_id: photoId,
+      social_links: { schema: socialLinks },
+      languages: { schema: languages },
+      founded_year: { schema: z.int().min(1000).max(2100) },
+    },
+    label: byName,
+  },
+  faq: {
+    name: 'faq',
+    collection: 'faqs',
+    idParam: 'faq_id',
+    title: 'FAQ',
+    fields: {
+      question: { schema: t.shortText(500), required: true },
+      answer: { schema: t.shortText(5000), required: true },
+      position,
+      is_published: { schema: t.boolean, default: true },
+    },
+    label: (record) => text(record.question),
+  },
+  job_posting: {
+    name: 'job_posting',
+    collection: 'job_postings',
+    idParam: 'job_posting_id',
+    title: 'job posting',
+    fields: {
+      title: { schema: t.shortText(200), required: true },
+      description: { schema: t.shortText(10_000), required: true },
+      employment_type: {
+        schema: z.enum(['full_time', 'part_time', 'contract', 'temporary', 'internship', 'volunteer']),
+      },
+      location_id: { schema: t.id, references: 'location' },
+      salary: { schema: salary },
+      apply_url: { schema: t.url },
+      apply_email: { schema: t.email },
+      status: { schema: z.enum(['draft', 'open', 'closed']), default: 'draft' },
+      closes_at: { schema: t.dateTime },
+    },
+    rules: [
+      {
+        path: ['salary', 'min'],
+        message: 'salary.min must not exceed salary.max',
+        holds: ({ salary }) => {
+          const { min, max } = (salary ?? {}) as { min?: number | null; max?: number | null };
+          return min == null || max == null || min <= max;
+        },
+      },
+    ],
+    label: (record) => text(record.title),
+  },
+  location: {
+    name: 'location',
+    collection: 'locations',
+    idParam: 'location_id',
+    title: 'location',
+    fields: {
+      name: { schema: t.shortText(200), required: true },
+      address: { schema: address },
+      latitude: { schema: z.number().min(-90).max(90) },
+      longitude: { schema: z.number().min(-180).max(180) },
+      phone: { schema: t.phone },
+      email: { schema: t.email },
+      timezone: { schema: timezone },
+      opening_hours: { schema: openingHours },
+      is_primary: { schema: t.boolean, default: false },
+    },
+    label: byName,
+  },
+  package: {
+    name: 'package',
+    collection: 'packages',
+    idParam: 'package_id',
+    title: 'package',
+    fields: {
+      name: { schema: t.shortText(200), required: true },
+      description: { schema: t.text(5000) },
+      price,
+      photo_id: photoId,
+      position,
+      is_active: { schema: t.boolean, default: true },
+    },
+    members: {
+      field: 'service_item_ids',
+      entity: 'service_item',
+      segment: 'service-items',
+      max: MAX_MEMBERS,
+    },
+    label: byName,
+  },
+  service_item: {
+    name: 'service_item',
+    collection: 'service-items',
+    idParam: 'item_id',
+    title: 'service item',
+    fields: {
+      name: { schema: t.shortText(200), required: true },
+      description: { schema: t.text(5000) },
+      price,
+      photo_id: photoId,
+      position,
+      is_active: { schema: t.boolean, default: true },
+    },
+    members: { field: 'service_ids', entity: 'service', segment: 'services', max: MAX_MEMBERS },
+    label: byName,
+  },
+  service: {
+    name: 'service',
+    collection: 'services',
+    idParam: 'service_id',
+    title: 'service',
+    fields: {
+      name: { schema: t.shortText(200), required: true },
+      description: { schema: t.text(5000) },
+      price,
+      price_type: { schema: z.enum(['fixed', 'from', 'hourly', 'free', 'quote']) },
+      duration_minutes: { schema: z.int().min(1).max(100_000) },
+      photo_id: photoId,
+      position,
+      is_active: { schema: t.boolean, default: true },
+    },
+    label: byName,
+  },
+  team_member: {
+    name: 'team_member',
+    collection: 'team_members',
+    idParam: 'team_member_id',
+    title: 'team member',
+    fields: {
+      first_name: { schema: t.shortText(100), required: true },
+      last_name: { schema: t.shortText(100) },
+      job_title: { schema: t.shortText(200) },
+      bio: { schema: t.text(5000) },
+      email: { schema: t.email },
+      phone: { schema: t.phone },
+      photo_id: photoId,
+      position,
+      is_published: { schema: t.boolean, default: true },
+    },
+    label: (record) => [text(record.first_name), text(record.last_name)].filter(Boolean).join(' ') || null,
+  },
+};
+
+/** Entities with agent API collections, in the order of the spec's table. */
+export const agentEntities = ENTITY_NAMES.map((name) => entities[name]).filter(
+  (definition): definition is EntityDefinition & { collection: string; idParam: string } =>
+    definition.collection !== undefined,
+);
+
+/** Every (entity, field) that may hold a reference to records of `target`. */
+export function referencesTo(target: EntityName): { entity: EntityName; field: string; list: boolean }[] {
+  return ENTITY_NAMES.flatMap((name) => {
+    const definition = entities[name];
+    const single = Object.entries(definition.fields)
+      .filter(([, spec]) => spec.references === target)
+      .map(([field]) => ({ entity: name, field, list: false }));
+    const members =
+      definition.members?.entity === target
+        ? [{ entity: name, field: definition.members.field, list: true }]
+        : [];
+    return [...single, ...members];
+  });
+}

@@ -1,0 +1,89 @@
+import { type EntityDefinition, type EntityName, entities } from '#lib/records/entities.ts';
+import type * as zt from '#lib/validation/zod.ts';
+import * as z from '#lib/validation/zod.ts';
+
+/**
+ * The schemas of one entity, derived from its field list so that create, replace, patch, the
+ * record itself and OpenAPI can never disagree. Bodies are strict: unknown fields are a 422.
+ */
+export interface EntitySchemas {
+  /** POST and PUT bodies: required fields required, the others optional and nullable. */
+  write: zt.ZodObject;
+  /** PATCH bodies (JSON Merge Patch): every field optional; nested objects may be partial. */
+  patch: zt.ZodObject;
+  /** The stored record as returned by the API. */
+  record: zt.ZodObject;
+}
+
+const cache = new Map<EntityName, EntitySchemas>();
+
+const Actor = z
+  .object({ type: z.enum(['user', 'agent', 'assistant']), id: z.string() })
+  .meta({ id: 'Actor', description: 'Who made the last change' });
+
+/** A merge patch may send part of a nested object (`{"address": {"line2": null}}`). */
+const partialIfObject = (schema: zt.ZodType): zt.ZodType =>
+  schema instanceof z.ZodObject ? schema.partial() : schema;
+
+function pascal(name: string): string {
+  return name.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase());
+}
+
+export function schemasOf(entity: EntityName): EntitySchemas {
+  const cached = cache.get(entity);
+  if (cached) return cached;
+  const definition: EntityDefinition = entities[entity];
+  const fields = Object.entries(definition.fields);
+  const name = pascal(entity);
+
+  let write = z.strictObject(
+    Object.fromEntries(
+      fields.map(([field, spec]) => [field, spec.required ? spec.schema : spec.schema.nullable().optional()]),
+    ),
+  );
+  for (const rule of definition.rules ?? [])
+    write = write.refine(rule.holds, { path: rule.path, message: rule.message });
+  write = write.meta({ id: `${name}Write` });
+  const patch = z
+    .strictObject(
+      Object.fromEntries(
+        fields.map(([field, spec]) => {
+          const partial = partialIfObject(spec.schema);
+          return [field, (spec.required ? partial : partial.nullable()).optional()];
+        }),
+      ),
+    )
+    .meta({ id: `${name}Patch` });
+  const record = z
+    .object({
+      id: z.string(),
+      business_id: z.uuid(),
+      version: z.int().min(1),
+      created_at: z.iso.datetime(),
+      updated_at: z.iso.datetime(),
+      updated_by: Actor,
+      ...Object.fromEntries(
+        fields.map(([field, spec]) => [field, spec.required ? spec.schema : spec.schema.nullable()]),
+      ),
+      ...(definition.members ? { [definition.members.field]: z.array(z.uuid()) } : {}),
+    })
+    .meta({ id: name });
+
+  const schemas = { write, patch, record };
+  cache.set(entity, schemas);
+  return schemas;
+}
+
+/** Body of the membership PUTs, e.g. `{"service_item_ids": [...]}`. */
+export function membersBodySchema(entity: EntityName): zt.ZodObject {
+  const members = entities[entity].members;
+  if (!members) throw new Error(`${entity} has no members`);
+  return z
+    .strictObject({
+      [members.field]: z
+        .array(z.uuid())
+        .max(members.max)
+        .refine((ids) => new Set(ids).size === ids.length, 'ids must not repeat'),
+    })
+    .meta({ id: `${pascal(entity)}Members` });
+}
