@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createAgentKey } from '#lib/auth/agent-keys.ts';
+import { createBusiness } from '#lib/businesses/business-store.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import type { EntityName } from '#lib/records/entities.ts';
+import { entities } from '#lib/records/entities.ts';
+import { type ApiRequest, api } from './api.ts';
+
+export interface AgentTenant {
+  businessId: string;
+  /** read + write, this business only */
+  key: string;
+  readOnlyKey: string;
+  /** A second business of another tenant, with its own read + write key. */
+  other: { businessId: string; key: string };
+}
+
+async function businessWithKey(): Promise<{ businessId: string; key: string }> {
+  const business = await createBusiness({ name: `Agent test ${randomUUID().slice(0, 8)}` });
+  const { key } = await createAgentKey({
+    name: 'test-agent',
+    businesses: [business.id],
+    scopes: ['read', 'write'],
+  });
+  return { businessId: business.id, key };
+}
+
+/** A fresh business with agent keys, and a neighbour in another tenant, so tests never share data. */
+export async function arrangeAgentTenant(): Promise<AgentTenant> {
+  const [mine, other] = await Promise.all([businessWithKey(), businessWithKey()]);
+  const { key: readOnlyKey } = await createAgentKey({
+    name: 'reader',
+    businesses: [mine.businessId],
+    scopes: ['read'],
+  });
+  return { businessId: mine.businessId, key: mine.key, readOnlyKey, other };
+}
+
+export const collectionPath = (businessId: string, entity: EntityName) =>
+  `/api/v1/agent/businesses/${businessId}/${entities[entity].collection}`;
+export const itemPath = (businessId: string, entity: EntityName, id: string) =>
+  `${collectionPath(businessId, entity)}/${id}`;
+
+/** Call the agent API with a key. */
+export const agentApi = (method: string, path: string, key: string | undefined, request: ApiRequest = {}) =>
+  api(method, path, { ...request, ...(key ? { token: key } : {}) });
+
+/** The smallest valid body of each kind. */
+export const minimalBodies: Record<Exclude<EntityName, 'profile'>, Record<string, unknown>> = {
+  faq: { question: 'Do you deliver?', answer: 'Yes, within 10 km.' },
+  job_posting: { title: 'Baker', description: 'Early mornings, good bread.' },
+  location: { name: 'Main shop' },
+  package: { name: 'Party pack' },
+  service_item: { name: 'Birthday cake' },
+  service: { name: 'Catering' },
+  team_member: { first_name: 'Ada' },
+};
+
+/** A field of each kind with a length limit, and its limit. */
+export const limitedFields: Record<Exclude<EntityName, 'profile'>, [string, number]> = {
+  faq: ['question', 500],
+  job_posting: ['title', 200],
+  location: ['name', 200],
+  package: ['name', 200],
+  service_item: ['name', 200],
+  service: ['name', 200],
+  team_member: ['first_name', 100],
+};
+
+export async function createRecordVia(
+  tenant: { businessId: string; key: string },
+  entity: EntityName,
+  body?: object,
+) {
+  const response = await agentApi('POST', collectionPath(tenant.businessId, entity), tenant.key, {
+    json: body ?? minimalBodies[entity as Exclude<EntityName, 'profile'>],
+  });
+  if (response.status !== 201) throw new Error(`create ${entity} failed: ${JSON.stringify(response.body)}`);
+  return response.body.data as { id: string; version: number } & Record<string, unknown>;
+}
+
+/** The Change History entries of one record, oldest first, read straight from the table. */
+export async function historyOf(businessId: string, recordId: string) {
+  const items: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
+        FilterExpression: 'record_id = :id',
+        ExpressionAttributeValues: {
+          ':pk': keys.business(businessId).pk,
+          ':history': 'HISTORY#',
+          ':id': recordId,
+        },
+        ExclusiveStartKey: cursor,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return items;
+}
