@@ -4,6 +4,7 @@ import {
   openingHours,
   salary,
   socialLinks,
+  storableNumber,
   fieldTypes as t,
   timezone,
 } from '#lib/records/fields.ts';
@@ -135,8 +136,8 @@ export const entities: Record<EntityName, EntityDefinition> = {
     fields: {
       name: { schema: t.shortText(200), required: true },
       address: { schema: address },
-      latitude: { schema: z.number().min(-90).max(90) },
-      longitude: { schema: z.number().min(-180).max(180) },
+      latitude: { schema: storableNumber(-90, 90) },
+      longitude: { schema: storableNumber(-180, 180) },
       phone: { schema: t.phone },
       email: { schema: t.email },
       timezone: { schema: timezone },

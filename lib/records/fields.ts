@@ -8,6 +8,17 @@ const EMAIL = z.email().max(320);
 const PHONE = z.string().regex(/^\+?[0-9 ().-]{3,32}$/, 'a phone number');
 const ID = z.uuid();
 
+/**
+ * A number DynamoDB can store: it keeps magnitudes from 1e-130 to 1e126 only, so a value such
+ * as 5e-324 would fail the write (a 500) instead of being refused as input (a 422).
+ */
+export const storableNumber = (min: number, max: number) =>
+  z
+    .number()
+    .min(min)
+    .max(max)
+    .refine((value) => value === 0 || Math.abs(value) >= 1e-130, 'too close to zero to store; send 0');
+
 export const fieldTypes = {
   shortText: (max = 200) => z.string().trim().min(1).max(max),
   text: (max: number) => z.string().max(max),
@@ -41,8 +52,8 @@ export const address = z.strictObject({
 
 /** min ≤ max is an entity rule (job_posting), because zod cannot make a refined object partial. */
 export const salary = z.strictObject({
-  min: z.number().min(0).nullable().optional(),
-  max: z.number().min(0).nullable().optional(),
+  min: storableNumber(0, 1e12).nullable().optional(),
+  max: storableNumber(0, 1e12).nullable().optional(),
   currency: CURRENCY,
   period: z.enum(['hour', 'day', 'week', 'month', 'year']),
 });

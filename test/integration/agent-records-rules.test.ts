@@ -188,6 +188,19 @@ describe('records: domain rules', () => {
     ).toBe(201);
   });
 
+  it('refuses numbers DynamoDB cannot store with 422, not a failed write', async () => {
+    const location = await agentApi('POST', collectionPath(tenant.businessId, 'location'), tenant.key, {
+      json: { name: 'Tiny', latitude: 5e-324 },
+    });
+    expect(location.status).toBe(422);
+    expect(location.body.error.details[0].loc).toEqual(['body', 'latitude']);
+
+    const job = await agentApi('POST', collectionPath(tenant.businessId, 'job_posting'), tenant.key, {
+      json: { title: 'T', description: 'D', salary: { min: 1e-200, currency: 'EUR', period: 'hour' } },
+    });
+    expect(job.status).toBe(422);
+  });
+
   it('answers 404 when the business itself does not exist', async () => {
     const { key } = await createAgentKey({ name: 'everywhere', businesses: '*', scopes: ['read', 'write'] });
     const response = await agentApi('POST', collectionPath(randomUUID(), 'faq'), key, {
