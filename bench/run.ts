@@ -6,10 +6,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { agentRoutes } from '#lib/routes/agent.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { sampleEvent } from '../infra/local/sample-event.ts';
 import { buildBundle, type ColdStart, coldStart } from './cold-start.ts';
+import { measureAgentCalls } from './dynamodb-calls.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const median = (values: number[]) =>
@@ -53,6 +55,17 @@ try {
       `| ${row.name} | ${kb(row.bytes)} | ${ms(row.importMs)} | ${ms(row.initMs)} | ${(row.initMs / baseline.initMs).toFixed(2)} | ${row.status} |`,
     );
   }
+
+  const calls = await measureAgentCalls(harness.info);
+  console.log(
+    '\nDynamoDB calls per agent operation (counted by an SDK middleware in the harness; auth = the agent key lookup)\n',
+  );
+  console.log('| operation | status | DynamoDB calls | + auth calls | capacity units (incl. auth) |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const row of calls) {
+    console.log(`| ${row.operationId} | ${row.status} | ${row.calls} | ${row.authCalls} | ${row.capacity} |`);
+  }
+  console.log(`\n${calls.length} of ${Object.keys(agentRoutes).length} agent operations measured.`);
 } finally {
   rmSync(workDir, { recursive: true, force: true });
   await harness.stop();

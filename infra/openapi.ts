@@ -113,7 +113,17 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
         ...(route.request.query ? { query: route.request.query } : {}),
         ...(route.request.headers ? { headers: route.request.headers } : {}),
         ...(route.request.body
-          ? { body: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+          ? {
+              body: {
+                required: true,
+                content: {
+                  'application/json': {
+                    schema: route.request.body,
+                    ...(route.example === undefined ? {} : { example: route.example }),
+                  },
+                },
+              },
+            }
           : {}),
       },
       responses,

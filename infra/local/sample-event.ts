@@ -7,7 +7,7 @@ import { buildHttpApiEvent } from './http-api-event.ts';
 /**
  * A plausible API Gateway event for a route: path parameters filled (business_id with the first
  * demo business when credentials are at hand, other ids random), the credential its auth kind
- * needs, and an empty JSON object as body where the route takes one.
+ * needs, and the route's example (or an empty JSON object) as body where it takes one.
  */
 export function sampleEvent(route: RouteDefinition, credentials?: LocalCredentials): APIGatewayProxyEventV2 {
   const business = credentials?.businesses[0];
@@ -24,7 +24,7 @@ export function sampleEvent(route: RouteDefinition, credentials?: LocalCredentia
     rawHeaders.push('authorization', `Bearer ${credentials?.agent_key ?? '<agk_ key>'}`);
   if (route.auth === 'internal')
     rawHeaders.push('x-internal-api-key', credentials?.internal_api_key ?? '<key>');
-  const body = route.request.body ? Buffer.from('{}') : Buffer.alloc(0);
+  const body = route.request.body ? Buffer.from(JSON.stringify(route.example ?? {})) : Buffer.alloc(0);
   if (route.request.body) rawHeaders.push('content-type', 'application/json');
   return buildHttpApiEvent(
     { method: route.method, url: path, rawHeaders, body, sourceIp: '127.0.0.1' },

@@ -3,6 +3,8 @@ import { ensurePlatformAdmin } from '#lib/admins/platform-admin-store.ts';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { MemberRole } from '#lib/auth/business-access.ts';
 import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
+import { agentEntities, type EntityName } from '#lib/records/entities.ts';
+import { createRecord, setMembers } from '#lib/records/record-store.ts';
 import { localUserId } from './dev-issuer.ts';
 
 /** What the seed created; kept in `.local/seed.json` so later starts can print credentials again. */
@@ -36,7 +38,8 @@ export async function createDemoBusiness(
 
 /**
  * Demo data for `npm start`: two businesses in different tenants, each with an owner, an editor
- * and a viewer; a platform admin; an agent key limited to the first business.
+ * and a viewer; a platform admin; an agent key limited to the first business; one record of each
+ * kind in the first business.
  */
 export async function seedDemoData(): Promise<SeedRecord> {
   const businesses = [];
@@ -50,5 +53,22 @@ export async function seedDemoData(): Promise<SeedRecord> {
     businesses: [firstBusiness.id],
     scopes: ['read', 'write'],
   });
+  await seedDemoRecords(firstBusiness.id, localUserId(firstBusiness.members.owner));
   return { businesses, platform_admin_email: platformAdminEmail, agent_key: key };
+}
+
+/** One record of every kind in a business (its entity's example), with memberships wired up. */
+async function seedDemoRecords(businessId: string, ownerId: string): Promise<void> {
+  const options = { actor: { type: 'user' as const, id: ownerId } };
+  const created: Partial<Record<EntityName, string>> = {};
+  for (const definition of agentEntities) {
+    const body =
+      definition.name === 'location' ? { ...definition.example, is_primary: true } : definition.example;
+    created[definition.name] = (await createRecord(definition.name, businessId, body, options)).id;
+  }
+  const { service, service_item, package: packageId } = created;
+  if (service && service_item && packageId) {
+    await setMembers('service_item', businessId, service_item, [service], options);
+    await setMembers('package', businessId, packageId, [service_item], options);
+  }
 }

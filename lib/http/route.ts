@@ -36,6 +36,8 @@ export interface RouteDefinition {
     headers?: z.ZodObject;
     body?: z.ZodType;
   };
+  /** An example request body (OpenAPI, `npm run event`, the bench). */
+  example?: unknown;
   /** Schema of `data` (enveloped) or of the whole body (bare); absent for 204. */
   response?: z.ZodType;
   /** Error statuses the operation documents besides the pipeline's own (401, 413, 415, 422, 500, 503). */

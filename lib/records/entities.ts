@@ -52,6 +52,8 @@ export interface EntityDefinition {
   title: string;
   fields: Record<string, FieldSpec>;
   members?: MemberSpec;
+  /** A small valid create body: OpenAPI example, sample events, demo data, tests. */
+  example: Record<string, unknown>;
   /** Rules across fields, checked on every complete record (after a merge patch too). */
   rules?: { path: string[]; message: string; holds(fields: Record<string, unknown>): boolean }[];
   /** The snapshot label: question, title, name, or first + last name. */
@@ -69,6 +71,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
   profile: {
     name: 'profile',
     title: 'business profile',
+    example: { name: 'Harbor Bakery', tagline: 'Bread since 1921' },
     fields: {
       name: { schema: t.shortText(200), required: true },
       tagline: { schema: t.text(300) },
@@ -90,6 +93,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'faqs',
     idParam: 'faq_id',
     title: 'FAQ',
+    example: { question: 'Do you deliver?', answer: 'Yes, within 10 km.' },
     fields: {
       question: { schema: t.shortText(500), required: true },
       answer: { schema: t.shortText(5000), required: true },
@@ -103,6 +107,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'job_postings',
     idParam: 'job_posting_id',
     title: 'job posting',
+    example: { title: 'Baker', description: 'Early mornings, good bread.', employment_type: 'full_time' },
     fields: {
       title: { schema: t.shortText(200), required: true },
       description: { schema: t.shortText(10_000), required: true },
@@ -133,6 +138,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'locations',
     idParam: 'location_id',
     title: 'location',
+    example: { name: 'Main shop', address: { line1: 'Hafenstraße 1', city: 'Hamburg', country: 'DE' } },
     fields: {
       name: { schema: t.shortText(200), required: true },
       address: { schema: address },
@@ -151,6 +157,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'packages',
     idParam: 'package_id',
     title: 'package',
+    example: { name: 'Party pack', price: { amount_minor: 4900, currency: 'EUR' } },
     fields: {
       name: { schema: t.shortText(200), required: true },
       description: { schema: t.text(5000) },
@@ -172,6 +179,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'service-items',
     idParam: 'item_id',
     title: 'service item',
+    example: { name: 'Birthday cake' },
     fields: {
       name: { schema: t.shortText(200), required: true },
       description: { schema: t.text(5000) },
@@ -188,6 +196,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'services',
     idParam: 'service_id',
     title: 'service',
+    example: { name: 'Catering', price_type: 'quote' },
     fields: {
       name: { schema: t.shortText(200), required: true },
       description: { schema: t.text(5000) },
@@ -205,6 +214,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     collection: 'team_members',
     idParam: 'team_member_id',
     title: 'team member',
+    example: { first_name: 'Ada', last_name: 'Lovelace', job_title: 'Head baker' },
     fields: {
       first_name: { schema: t.shortText(100), required: true },
       last_name: { schema: t.shortText(100) },

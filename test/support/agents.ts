@@ -5,7 +5,7 @@ import { createBusiness } from '#lib/businesses/business-store.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import { entities } from '#lib/records/entities.ts';
+import { agentEntities, entities } from '#lib/records/entities.ts';
 import { type ApiRequest, api } from './api.ts';
 
 export interface AgentTenant {
@@ -47,16 +47,10 @@ export const itemPath = (businessId: string, entity: EntityName, id: string) =>
 export const agentApi = (method: string, path: string, key: string | undefined, request: ApiRequest = {}) =>
   api(method, path, { ...request, ...(key ? { token: key } : {}) });
 
-/** The smallest valid body of each kind. */
-export const minimalBodies: Record<Exclude<EntityName, 'profile'>, Record<string, unknown>> = {
-  faq: { question: 'Do you deliver?', answer: 'Yes, within 10 km.' },
-  job_posting: { title: 'Baker', description: 'Early mornings, good bread.' },
-  location: { name: 'Main shop' },
-  package: { name: 'Party pack' },
-  service_item: { name: 'Birthday cake' },
-  service: { name: 'Catering' },
-  team_member: { first_name: 'Ada' },
-};
+/** A valid create body of each kind (the entity's example). */
+export const minimalBodies = Object.fromEntries(
+  agentEntities.map((definition) => [definition.name, definition.example]),
+) as Record<Exclude<EntityName, 'profile'>, Record<string, unknown>>;
 
 /** A field of each kind with a length limit, and its limit. */
 export const limitedFields: Record<Exclude<EntityName, 'profile'>, [string, number]> = {

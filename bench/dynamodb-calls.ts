@@ -1,0 +1,86 @@
+import { agentEntities, type EntityName, entities } from '#lib/records/entities.ts';
+import { agentRoutes } from '#lib/routes/agent.ts';
+import type { HarnessInfo } from '../infra/local/harness-process.ts';
+
+export interface CallRow {
+  operationId: string;
+  status: number;
+  calls: number;
+  authCalls: number;
+  capacity: number;
+}
+
+/**
+ * Run every agent operation once through the harness (create → get → list → replace → update →
+ * members → delete) and read the DynamoDB usage the harness reports for each request.
+ */
+export async function measureAgentCalls(harness: HarnessInfo): Promise<CallRow[]> {
+  const business = harness.credentials.businesses[0];
+  if (!business) throw new Error('no demo business');
+  const rows: CallRow[] = [];
+  const call = async (operationId: string, path: string, json?: unknown) => {
+    const route = agentRoutes[operationId];
+    if (!route) throw new Error(`no route ${operationId}`);
+    const response = await fetch(`${harness.baseUrl}${path}`, {
+      method: route.method,
+      headers: {
+        authorization: `Bearer ${harness.credentials.agent_key}`,
+        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const body =
+      response.status === 204 ? undefined : ((await response.json()) as { data?: { id?: string } });
+    if (response.status >= 300)
+      throw new Error(`${operationId} answered ${response.status}: ${JSON.stringify(body)}`);
+    rows.push({
+      operationId,
+      status: response.status,
+      calls: Number(response.headers.get('x-local-dynamodb-calls')),
+      authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
+      capacity: Number(response.headers.get('x-local-dynamodb-capacity')),
+    });
+    return body?.data;
+  };
+  const base = `/api/v1/agent/businesses/${business.id}`;
+  const create = async (entity: EntityName) => {
+    const definition = entities[entity];
+    const created = await fetch(`${harness.baseUrl}${base}/${definition.collection}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${harness.credentials.agent_key}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(entities[entity].example),
+    });
+    return ((await created.json()) as { data: { id: string } }).data.id;
+  };
+
+  for (const definition of agentEntities) {
+    const single = operationName(definition.name);
+    const collection = `${base}/${definition.collection}`;
+    const body = definition.example;
+    const created = (await call(`create${single}`, collection, body)) as { id: string };
+    const item = `${collection}/${created.id}`;
+    await call(`get${single}`, item);
+    await call(`list${plural(single)}`, collection);
+    await call(`replace${single}`, item, body);
+    const [firstField, firstValue] = Object.entries(body)[0] ?? [];
+    await call(`update${single}`, item, { [firstField ?? '']: firstValue });
+    const members = definition.members;
+    if (members) {
+      const memberIds = [await create(members.entity), await create(members.entity)];
+      const name = `${single}${plural(operationName(members.entity))}`;
+      await call(`set${name}`, `${item}/${members.segment}`, { [members.field]: memberIds });
+      await call(`list${name}`, `${item}/${members.segment}`);
+      await call(`set${name}`, `${item}/${members.segment}`, { [members.field]: [] });
+      rows.pop();
+    }
+    await call(`delete${single}`, item);
+  }
+  return rows;
+}
+
+const operationName = (entity: string) =>
+  entity.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase());
+const plural = (name: string) => (name.endsWith('y') ? `${name.slice(0, -1)}ies` : `${name}s`);
