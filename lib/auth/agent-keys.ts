@@ -8,6 +8,7 @@ import {
 } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '#lib/http/errors.ts';
 
 const KEY_PREFIX = 'agk_';
@@ -50,22 +51,13 @@ export async function createAgentKey(input: {
 }
 
 export async function listAgentKeys(): Promise<AgentKeyRecord[]> {
-  const records: AgentKeyRecord[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.agentKeyById('').gsi1pk },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of page.Items ?? []) records.push(toRecord(item));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return records.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const items = await queryAll({
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.agentKeyById('').gsi1pk },
+  });
+  return items.map(toRecord).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {

@@ -65,7 +65,17 @@ const byName = (record: Record<string, unknown>) => text(record.name);
 const position = { schema: t.position };
 const photoId = { schema: t.id, references: 'photo' } as const;
 const price = { schema: t.price };
-const MAX_MEMBERS = 50;
+const MAX_MEMBERS = 40;
+
+/** Packages and service items carry the same fields (their members differ). */
+const catalogueFields: Record<string, FieldSpec> = {
+  name: { schema: t.shortText(200), required: true },
+  description: { schema: t.text(5000) },
+  price,
+  photo_id: photoId,
+  position,
+  is_active: { schema: t.boolean, default: true },
+};
 
 export const entities: Record<EntityName, EntityDefinition> = {
   profile: {
@@ -158,14 +168,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     idParam: 'package_id',
     title: 'package',
     example: { name: 'Party pack', price: { amount_minor: 4900, currency: 'EUR' } },
-    fields: {
-      name: { schema: t.shortText(200), required: true },
-      description: { schema: t.text(5000) },
-      price,
-      photo_id: photoId,
-      position,
-      is_active: { schema: t.boolean, default: true },
-    },
+    fields: catalogueFields,
     members: {
       field: 'service_item_ids',
       entity: 'service_item',
@@ -180,14 +183,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
     idParam: 'item_id',
     title: 'service item',
     example: { name: 'Birthday cake' },
-    fields: {
-      name: { schema: t.shortText(200), required: true },
-      description: { schema: t.text(5000) },
-      price,
-      photo_id: photoId,
-      position,
-      is_active: { schema: t.boolean, default: true },
-    },
+    fields: catalogueFields,
     members: { field: 'service_ids', entity: 'service', segment: 'services', max: MAX_MEMBERS },
     label: byName,
   },

@@ -10,6 +10,7 @@ import {
 import { v7 as uuidv7 } from 'uuid';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
 import {
   ConflictError,
   HttpError,
@@ -122,28 +123,21 @@ export async function findReferrers(
   recordId: string,
 ): Promise<{ entity: EntityName; record_id: string; field: string }[]> {
   const sources = referencesTo(entity);
+  const records = await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :records)',
+    ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':records': RECORD_PREFIX },
+  });
   const referrers: { entity: EntityName; record_id: string; field: string }[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :records)',
-        ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':records': RECORD_PREFIX },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      for (const source of sources) {
-        if (item.entity !== source.entity) continue;
-        const value = item[source.field];
-        if (source.list ? Array.isArray(value) && value.includes(recordId) : value === recordId) {
-          referrers.push({ entity: source.entity, record_id: String(item.id), field: source.field });
-        }
+  for (const item of records) {
+    for (const source of sources) {
+      if (item.entity !== source.entity) continue;
+      const value = item[source.field];
+      if (source.list ? Array.isArray(value) && value.includes(recordId) : value === recordId) {
+        referrers.push({ entity: source.entity, record_id: String(item.id), field: source.field });
       }
     }
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
+  }
   return referrers;
 }
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import { createBusiness } from '#lib/businesses/business-store.ts';
-import { dynamo, tableName } from '#lib/db/client.ts';
+import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { agentEntities, entities } from '#lib/records/entities.ts';
 import { type ApiRequest, api } from './api.ts';
@@ -77,25 +77,15 @@ export async function createRecordVia(
 
 /** The Change History entries of one record, oldest first, read straight from the table. */
 export async function historyOf(businessId: string, recordId: string) {
-  const items: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
-        FilterExpression: 'record_id = :id',
-        ExpressionAttributeValues: {
-          ':pk': keys.business(businessId).pk,
-          ':history': 'HISTORY#',
-          ':id': recordId,
-        },
-        ExclusiveStartKey: cursor,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return items;
+  return queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
+    FilterExpression: 'record_id = :id',
+    ExpressionAttributeValues: {
+      ':pk': keys.business(businessId).pk,
+      ':history': 'HISTORY#',
+      ':id': recordId,
+    },
+    ConsistentRead: true,
+  });
 }
