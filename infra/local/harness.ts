@@ -27,6 +27,8 @@ import type { SeedRecord } from './seed.ts';
 
 export const LOCAL_TABLE_NAME = 'business-platform-local';
 export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
+export const LOCAL_SES_SENDER = 'no-reply@business-platform.local';
+export const LOCAL_CONSOLE_URL = 'http://localhost:5173';
 const ISSUER_PATH = '/local-issuer';
 export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
 export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
@@ -125,6 +127,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
       INTERNAL_API_KEYS: secrets.internal_api_key,
+      SES_SENDER: LOCAL_SES_SENDER,
+      CONSOLE_URL: LOCAL_CONSOLE_URL,
     };
     Object.assign(process.env, env);
 

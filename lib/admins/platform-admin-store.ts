@@ -1,43 +1,325 @@
-import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
+import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys, normaliseEmail } from '#lib/db/keys.ts';
+import { keys, normaliseEmail, PLATFORM_ADMINS } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
 
 /**
- * Create an active platform admin for an e-mail address, unless one exists. Used by the seed and
- * (with the admin issue) by the `admin` CLI; the first admin never comes from an endpoint.
+ * Platform admins and pending invites (DESIGN §7). Each is one item keyed by e-mail (so an e-mail
+ * is an admin or an invite, never both, and the access check finds an admin in one read), plus a
+ * pointer item by entry id. A counter of active admins, changed in the same transactions, is what
+ * makes "the last admin cannot be demoted" hold under concurrent demotions.
+ */
+export const INVITE_VALID_DAYS = 7;
+
+type StoredEntry = Omit<PlatformAdminEntry, 'status'> & { pk: string; sk: string };
+
+export function toEntry(item: Record<string, unknown>, now = Date.now()): PlatformAdminEntry {
+  const stored = item as StoredEntry;
+  const expired =
+    stored.kind === 'invite' && stored.expires_at !== null && Date.parse(stored.expires_at) <= now;
+  return {
+    id: stored.id,
+    kind: stored.kind,
+    status: stored.kind === 'admin' ? 'active' : expired ? 'expired' : 'pending',
+    email: stored.email,
+    first_name: stored.first_name ?? null,
+    last_name: stored.last_name ?? null,
+    phone: stored.phone ?? null,
+    invited_by: stored.invited_by ?? null,
+    invited_at: stored.invited_at ?? null,
+    accepted_at: stored.accepted_at ?? null,
+    expires_at: stored.expires_at ?? null,
+  };
+}
+
+/** Admins and invites (pending or expired), admins first, then by e-mail. */
+export async function listPlatformAdminEntries(): Promise<PlatformAdminEntry[]> {
+  const items = await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :email)',
+    ExpressionAttributeValues: { ':pk': PLATFORM_ADMINS, ':email': 'EMAIL#' },
+    ConsistentRead: true,
+  });
+  return items
+    .map((item) => toEntry(item))
+    .sort((a, b) => (a.kind === b.kind ? a.email.localeCompare(b.email) : a.kind === 'admin' ? -1 : 1));
+}
+
+/**
+ * Create an active platform admin for an e-mail address unless that address already has an entry.
+ * The first admin comes from here (the `admin` CLI and the local seed), never from an endpoint.
  */
 export async function ensurePlatformAdmin(input: {
   email: string;
   firstName?: string;
   lastName?: string;
-}): Promise<{ created: boolean }> {
+}): Promise<{ created: boolean; entry: PlatformAdminEntry }> {
   const email = normaliseEmail(input.email);
+  const now = new Date().toISOString();
+  const item = {
+    ...keys.platformAdmin(email),
+    id: randomUUID(),
+    kind: 'admin' as const,
+    email,
+    first_name: input.firstName ?? null,
+    last_name: input.lastName ?? null,
+    phone: null,
+    invited_by: null,
+    invited_at: null,
+    accepted_at: now,
+    expires_at: null,
+  };
   try {
     await dynamo.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...keys.platformAdmin(email),
-          id: randomUUID(),
-          kind: 'admin',
-          status: 'active',
-          email,
-          first_name: input.firstName ?? null,
-          last_name: input.lastName ?? null,
-          phone: null,
-          invited_by: null,
-          invited_at: null,
-          accepted_at: new Date().toISOString(),
-          expires_at: null,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(item.id), email } } },
+          countChange(+1),
+        ],
       }),
     );
-    return { created: true };
+    return { created: true, entry: toEntry(item) };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return { created: false };
-    throw error;
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    return { created: false, entry: toEntry(await readByEmail(email)) };
   }
+}
+
+/**
+ * Store an invite for `email`, or refresh the pending (or expired) one it has: same id, new
+ * expiry. Inviting an admin's e-mail is a 409. The caller sends the e-mail afterwards.
+ */
+export async function storeInvite(input: {
+  email: string;
+  phone?: string | null | undefined;
+  invitedBy: string;
+}): Promise<PlatformAdminEntry> {
+  const email = normaliseEmail(input.email);
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + INVITE_VALID_DAYS * 86_400_000).toISOString();
+  const existing = await readByEmailIfAny(email);
+  if (existing?.kind === 'admin') throw new ConflictError(`${email} is already a platform admin`);
+  if (existing) {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.platformAdmin(email),
+        UpdateExpression:
+          'SET invited_at = :now, expires_at = :expires, invited_by = :by' +
+          (input.phone === undefined ? '' : ', phone = :phone'),
+        ConditionExpression: 'kind = :invite AND id = :id',
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':expires': expiresAt,
+          ':by': input.invitedBy,
+          ':invite': 'invite',
+          ':id': existing.id,
+          ...(input.phone === undefined ? {} : { ':phone': input.phone }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toEntry(Attributes ?? {});
+  }
+  const item = {
+    ...keys.platformAdmin(email),
+    // 32 random bytes: the id is in the accept link, so it must not be guessable.
+    id: randomBytes(32).toString('base64url'),
+    kind: 'invite' as const,
+    email,
+    first_name: null,
+    last_name: null,
+    phone: input.phone ?? null,
+    invited_by: input.invitedBy,
+    invited_at: now.toISOString(),
+    accepted_at: null,
+    expires_at: expiresAt,
+  };
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(item.id), email } } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    // The same e-mail was invited concurrently: refresh that invite instead of making a second.
+    return storeInvite(input);
+  }
+  return toEntry(item);
+}
+
+export async function updatePlatformAdminEntry(
+  entryId: string,
+  changes: { first_name: string; last_name: string; email: string; phone?: string | null | undefined },
+): Promise<PlatformAdminEntry> {
+  const current = await readByEntryId(entryId);
+  const email = normaliseEmail(changes.email);
+  const updated = {
+    ...current,
+    first_name: changes.first_name,
+    last_name: changes.last_name,
+    phone: changes.phone === undefined ? current.phone : changes.phone,
+    email,
+  };
+  if (email === current.email) {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: updated,
+              ConditionExpression: 'id = :id',
+              ExpressionAttributeValues: { ':id': entryId },
+            },
+          },
+        ],
+      }),
+    );
+    return toEntry(updated);
+  }
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName,
+              Key: keys.platformAdmin(current.email),
+              ConditionExpression: 'id = :id',
+              ExpressionAttributeValues: { ':id': entryId },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...updated, ...keys.platformAdmin(email) },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(entryId), email } } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed') {
+      throw new ConflictError(`${email} already belongs to another admin or invite`);
+    }
+    throw new ConflictError('The entry changed meanwhile; read it again');
+  }
+  return toEntry(updated);
+}
+
+/** Remove a pending invite, or demote an admin unless they are the last active one (409). */
+export async function removePlatformAdminEntry(entryId: string): Promise<void> {
+  const current = await readByEntryId(entryId);
+  const isAdmin = current.kind === 'admin';
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName,
+              Key: keys.platformAdmin(current.email),
+              ConditionExpression: 'id = :id AND kind = :kind',
+              ExpressionAttributeValues: { ':id': entryId, ':kind': current.kind },
+            },
+          },
+          { Delete: { TableName: tableName, Key: keys.platformAdminEntry(entryId) } },
+          ...(isAdmin ? [countChange(-1)] : []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (isAdmin && error.CancellationReasons?.[2]?.Code === 'ConditionalCheckFailed') {
+      throw new ConflictError('The last active platform admin cannot be demoted');
+    }
+    throw new ConflictError('The entry changed meanwhile; read the list again');
+  }
+}
+
+/** The invitee (matched by verified e-mail, any case) becomes an active admin, exactly once. */
+export async function acceptInvite(inviteId: string, user: UserPrincipal): Promise<PlatformAdminEntry> {
+  const invite = await readByEntryId(inviteId);
+  if (invite.kind === 'admin') throw new ConflictError('This invite has already been accepted');
+  if (!user.emailVerified || !user.email || normaliseEmail(user.email) !== invite.email) {
+    throw new ForbiddenError('This invite is for another e-mail address');
+  }
+  if (toEntry(invite).status === 'expired') throw new GoneError('This invite has expired; ask for a new one');
+  const accepted = {
+    ...invite,
+    kind: 'admin' as const,
+    accepted_at: new Date().toISOString(),
+    expires_at: null,
+  };
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: accepted,
+              ConditionExpression: 'id = :id AND kind = :invite',
+              ExpressionAttributeValues: { ':id': inviteId, ':invite': 'invite' },
+            },
+          },
+          countChange(+1),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    throw new ConflictError('This invite has already been accepted');
+  }
+  return toEntry(accepted);
+}
+
+/** Change the active-admin count; a decrement only while more than one admin is left. */
+function countChange(delta: 1 | -1) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.platformAdminCount(),
+      UpdateExpression: 'ADD active :delta',
+      ...(delta < 0
+        ? { ConditionExpression: 'active > :one', ExpressionAttributeValues: { ':delta': -1, ':one': 1 } }
+        : { ExpressionAttributeValues: { ':delta': 1 } }),
+    },
+  };
+}
+
+async function readByEntryId(entryId: string): Promise<StoredEntry> {
+  const { Item: pointer } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.platformAdminEntry(entryId), ConsistentRead: true }),
+  );
+  const entry = pointer ? await readByEmailIfAny(String(pointer.email)) : undefined;
+  if (!entry || entry.id !== entryId) throw new NotFoundError(`No platform admin or invite ${entryId}`);
+  return entry;
+}
+
+async function readByEmailIfAny(email: string): Promise<StoredEntry | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.platformAdmin(email), ConsistentRead: true }),
+  );
+  return Item as StoredEntry | undefined;
+}
+
+async function readByEmail(email: string): Promise<StoredEntry> {
+  const entry = await readByEmailIfAny(email);
+  if (!entry) throw new NotFoundError(`No platform admin or invite for ${email}`);
+  return entry;
 }

@@ -43,7 +43,7 @@ export async function loadBusinessAccess(
     businessId,
     businessExists: find(keys.business(businessId)) !== undefined,
     role: member?.role as MemberRole | undefined,
-    isPlatformAdmin: admin?.status === 'active',
+    isPlatformAdmin: admin?.kind === 'admin',
   };
 }
 
@@ -55,6 +55,17 @@ export async function assertMemberOf(user: UserPrincipal, businessId: string): P
 /** Only holders (owner, editor) or a platform admin may change the business. */
 export async function assertHoldsBusiness(user: UserPrincipal, businessId: string): Promise<BusinessAccess> {
   return authorise(user, businessId, (role) => role !== undefined && HOLDING_ROLES.has(role));
+}
+
+/** Only active platform admins (recognised by their verified e-mail) pass. */
+export async function assertPlatformAdmin(user: UserPrincipal): Promise<void> {
+  const adminKey = user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
+  const items = await batchGet(adminKey ? [keys.user(user.userId), adminKey] : [keys.user(user.userId)]);
+  if (!items.some((item) => item.sk === keys.user(user.userId).sk)) await rememberUser(user);
+  const admin = adminKey
+    ? items.find((item) => item.pk === adminKey.pk && item.sk === adminKey.sk)
+    : undefined;
+  if (admin?.kind !== 'admin') throw new ForbiddenError('Only platform admins may do this');
 }
 
 async function authorise(

@@ -12,6 +12,7 @@ export interface ItemKey {
 
 export const businessPartition = (businessId: string) => `BUSINESS#${businessId}`;
 
+export const PLATFORM_ADMINS = 'PLATFORM_ADMINS';
 export const RECORD_PREFIX = 'RECORD#';
 export const HISTORY_PREFIX = 'HISTORY#';
 /** Sorts after every zero-padded position: records without a position come last. */
@@ -29,11 +30,12 @@ export const keys = {
     gsi1sk: businessPartition(businessId),
   }),
   user: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'USER' }),
-  /** Platform admins live in one small partition, keyed by normalised e-mail. */
-  platformAdmin: (email: string): ItemKey => ({
-    pk: 'PLATFORM_ADMINS',
-    sk: `EMAIL#${normaliseEmail(email)}`,
-  }),
+  /** Platform admins and their invites live in one small partition, keyed by normalised e-mail. */
+  platformAdmin: (email: string): ItemKey => ({ pk: PLATFORM_ADMINS, sk: `EMAIL#${normaliseEmail(email)}` }),
+  /** Finds an admin or invite by its entry id (the id in /admin/users/{entry_id}). */
+  platformAdminEntry: (entryId: string): ItemKey => ({ pk: PLATFORM_ADMINS, sk: `ENTRY#${entryId}` }),
+  /** How many active platform admins there are; the last one cannot be demoted. */
+  platformAdminCount: (): ItemKey => ({ pk: PLATFORM_ADMINS, sk: 'COUNT' }),
   agentKey: (keyHash: string): ItemKey => ({ pk: `AGENT_KEY#${keyHash}`, sk: 'AGENT_KEY' }),
   /** gsi1 keys of an agent key item: list all keys, find one by its public id. */
   agentKeyById: (keyId: string) => ({ gsi1pk: 'AGENT_KEYS', gsi1sk: `AGENT_KEY#${keyId}` }),

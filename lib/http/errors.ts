@@ -68,6 +68,12 @@ export class ConflictError extends HttpError {
   }
 }
 
+export class GoneError extends HttpError {
+  constructor(message: string) {
+    super(410, 'GONE', message);
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   constructor(message: string) {
     super(413, 'PAYLOAD_TOO_LARGE', message);

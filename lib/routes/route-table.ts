@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { adminRoutes } from '#lib/routes/admin.ts';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
 
@@ -8,6 +9,7 @@ import { blogRoutes } from '#lib/routes/blog.ts';
  */
 export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(blogRoutes),
+  ...Object.values(adminRoutes),
   ...Object.values(agentRoutes),
 ];
 

@@ -1,0 +1,60 @@
+import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
+import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
+import { ServiceUnavailableError } from '#lib/http/errors.ts';
+import { logger } from '#lib/observability/logger.ts';
+
+const sender = requiredEnv('SES_SENDER');
+const consoleUrl = requiredEnv('CONSOLE_URL').replace(/\/$/, '');
+
+/** SES_ENDPOINT points it at aws-ses-v2-local; unset in AWS. */
+const ses = new SESClient({
+  ...(optionalEnv('SES_ENDPOINT') ? { endpoint: optionalEnv('SES_ENDPOINT') } : {}),
+  maxAttempts: 2,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+});
+
+/** Where the console lets the invitee accept (it calls POST …/platform-admin-invites/{id}/accept). */
+export const inviteLink = (inviteId: string) => `${consoleUrl}/admin/invites/${encodeURIComponent(inviteId)}`;
+
+/**
+ * Send the invite e-mail (text and HTML). The invite is already stored: when SES fails, the
+ * caller gets a 503 and repeating the invite re-sends it.
+ */
+export async function sendInviteMail(invite: PlatformAdminEntry): Promise<void> {
+  const link = inviteLink(invite.id);
+  const expires = invite.expires_at ? new Date(invite.expires_at).toUTCString() : 'in 7 days';
+  const text = [
+    'You have been invited to become a platform admin of the Business Platform.',
+    '',
+    `Accept the invite: ${link}`,
+    '',
+    `Sign in with ${invite.email} to accept. The invite expires ${expires}.`,
+  ].join('\n');
+  const html = `<p>You have been invited to become a platform admin of the Business Platform.</p>
+<p><a href="${link}">Accept the invite</a></p>
+<p>Sign in with ${escapeHtml(invite.email)} to accept. The invite expires ${escapeHtml(expires)}.</p>`;
+  try {
+    await ses.send(
+      new SendEmailCommand({
+        Source: sender,
+        Destination: { ToAddresses: [invite.email] },
+        Message: {
+          Subject: { Data: 'You are invited to administer the Business Platform', Charset: 'UTF-8' },
+          Body: { Text: { Data: text, Charset: 'UTF-8' }, Html: { Data: html, Charset: 'UTF-8' } },
+        },
+      }),
+    );
+  } catch (error) {
+    logger.error('Invite e-mail not sent', { inviteTo: invite.email, error: error as Error });
+    throw new ServiceUnavailableError(
+      'The invite is saved but its e-mail could not be sent; repeat the invite to send it again',
+    );
+  }
+}
+
+const escapeHtml = (value: string) =>
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
