@@ -90,6 +90,20 @@ describe('command-line tools', () => {
     expect(revoked.revoked_at).toBeDefined();
   });
 
+  it('admin creates an active platform admin once, and lists admins', async () => {
+    const email = `cli-admin-${Date.now()}@example.com`;
+    const created = JSON.parse(
+      (await cli('admin', ['create', '--email', email, '--first-name', 'Cli'])).stdout,
+    );
+    expect(created).toMatchObject({ email, kind: 'admin', status: 'active', first_name: 'Cli' });
+
+    await expect(cli('admin', ['create', '--email', email])).rejects.toMatchObject({
+      stderr: expect.stringContaining('already has an entry'),
+    });
+    const listed = JSON.parse((await cli('admin', ['list'])).stdout);
+    expect(listed.map((entry: { email: string }) => entry.email)).toContain(email);
+  });
+
   it('agent-key rejects bad arguments without touching the table', async () => {
     await expect(cli('agent-key', ['create', '--name', 'x', '--businesses', 'nope'])).rejects.toMatchObject({
       stderr: expect.stringContaining('UUIDs'),

@@ -14,6 +14,8 @@ export interface ApiRequest {
   /** Sent as is (for malformed bodies and other content types). */
   raw?: string | Buffer;
   headers?: Record<string, string>;
+  /** Another harness than the shared one (tests that need a stack of their own). */
+  baseUrl?: string;
 }
 
 /** Call the service through the local harness, as any HTTP client would. */
@@ -30,7 +32,11 @@ export async function api<T = any>(
     body = JSON.stringify(request.json);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${inject('harness').baseUrl}${path}`, { method, headers, body });
+  const response = await fetch(`${request.baseUrl ?? inject('harness').baseUrl}${path}`, {
+    method,
+    headers,
+    body,
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
