@@ -14,6 +14,7 @@ export const businessPartition = (businessId: string) => `BUSINESS#${businessId}
 
 export const PLATFORM_ADMINS = 'PLATFORM_ADMINS';
 export const RECORD_PREFIX = 'RECORD#';
+export const COUNT_PREFIX = 'COUNT#';
 export const HISTORY_PREFIX = 'HISTORY#';
 /** Sorts after every zero-padded position: records without a position come last. */
 const POSITION_LAST = '~';
@@ -62,7 +63,7 @@ export const keys = {
   /** How many records of one entity a business has (the 500 limit is enforced on it). */
   recordCount: (businessId: string, entity: string): ItemKey => ({
     pk: businessPartition(businessId),
-    sk: `COUNT#${entity}`,
+    sk: `${COUNT_PREFIX}${entity}`,
   }),
   /** Which location is the primary one, so that making another primary can clear it atomically. */
   primaryLocation: (businessId: string): ItemKey => ({
@@ -74,6 +75,8 @@ export const keys = {
     pk: businessPartition(businessId),
     sk: `${HISTORY_PREFIX}${entryId}`,
   }),
+  /** An edit session; it expires (TTL) 24 h after opening. */
+  editSession: (sessionId: string): ItemKey => ({ pk: `EDIT_SESSION#${sessionId}`, sk: 'SESSION' }),
   photo: (businessId: string, photoId: string): ItemKey => ({
     pk: businessPartition(businessId),
     sk: `PHOTO#${photoId}`,

@@ -62,7 +62,7 @@ export async function getRecord(
   businessId: string,
   recordId: string,
 ): Promise<RecordView> {
-  return toView(await readExisting(entity, businessId, recordId));
+  return recordView(await readExisting(entity, businessId, recordId));
 }
 
 export async function listRecords(
@@ -82,7 +82,7 @@ export async function listRecords(
     }),
   );
   return {
-    records: (result.Items ?? []).map((item) => toView(item as StoredItem)),
+    records: (result.Items ?? []).map((item) => recordView(item as StoredItem)),
     nextCursor: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : null,
   };
 }
@@ -112,7 +112,7 @@ export async function listMembers(
   }
   return ids.flatMap((id) => {
     const item = found.get(id);
-    return item ? [toView(item)] : [];
+    return item ? [recordView(item)] : [];
   });
 }
 
@@ -300,7 +300,7 @@ function planWrite({
   let result: RecordView;
 
   if (!current && next) {
-    result = toView({
+    result = recordView({
       entity,
       id: recordId,
       business_id: businessId,
@@ -344,7 +344,7 @@ function planWrite({
       },
     );
   } else if (current && next) {
-    result = toView({ ...current, ...next, version, updated_at: now, updated_by: options.actor });
+    result = recordView({ ...current, ...next, version, updated_at: now, updated_by: options.actor });
     const names: Record<string, string> = { '#version': 'version' };
     const values: Record<string, unknown> = { ':version': version, ':seen': current.version };
     const sets = ['#version = :version'];
@@ -373,7 +373,7 @@ function planWrite({
       },
     );
   } else if (current) {
-    result = toView(current);
+    result = recordView(current);
     add(
       { kind: 'record' },
       {
@@ -770,7 +770,7 @@ function orderKey(
 }
 
 /** The API's view of a stored record: server fields first, then the entity's fields in order. */
-function toView(item: RecordFields): RecordView {
+export function recordView(item: RecordFields): RecordView {
   const definition = entities[item.entity as EntityName];
   const view: RecordFields = {
     id: item.id,

@@ -2,6 +2,7 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 import { adminRoutes } from '#lib/routes/admin.ts';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
 
 /**
  * Every operation of the service. CDK (infra/api-stack.ts), the local harness, the invoke CLI and
@@ -11,6 +12,7 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(blogRoutes),
   ...Object.values(adminRoutes),
   ...Object.values(agentRoutes),
+  ...Object.values(editsRoutes),
 ];
 
 export function findRoute(operationId: string): RouteDefinition | undefined {

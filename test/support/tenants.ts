@@ -6,6 +6,7 @@ import { issuer } from './tokens.ts';
 export interface Tenant {
   businessId: string;
   tokens: { owner: string; editor: string; viewer: string };
+  emails: { owner: string; editor: string; viewer: string };
 }
 
 /** A fresh business of its own with an owner, an editor and a viewer, so tests never share data. */
@@ -15,6 +16,7 @@ export async function arrangeTenant(): Promise<Tenant> {
   const dev = await issuer();
   return {
     businessId: business.id,
+    emails: business.members,
     tokens: {
       owner: await dev.mintToken({ email: business.members.owner }),
       editor: await dev.mintToken({ email: business.members.editor }),

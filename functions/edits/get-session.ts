@@ -1,0 +1,12 @@
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { readSession } from '#lib/edits/sessions.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
+
+export const handler = httpHandler(
+  editsRoutes.getEditSession,
+  consoleAuth,
+  async ({ params, principal }) => ({
+    data: await readSession(principal, params.session_id),
+  }),
+);

@@ -1,0 +1,8 @@
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { openSession } from '#lib/edits/sessions.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
+
+export const handler = httpHandler(editsRoutes.openEditSession, consoleAuth, async ({ body, principal }) => ({
+  data: await openSession(principal, body.business_id),
+}));

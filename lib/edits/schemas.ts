@@ -1,0 +1,83 @@
+import { ENTITY_NAMES } from '#lib/records/entities.ts';
+import * as z from '#lib/validation/zod.ts';
+
+export const OpenSessionBody = z.strictObject({ business_id: z.uuid() }).meta({ id: 'OpenEditSessionBody' });
+export const SessionPathParams = z.strictObject({ session_id: z.uuid() });
+export const RecordPathParams = z.strictObject({
+  session_id: z.uuid(),
+  entity: z.enum(ENTITY_NAMES),
+  record_id: z.union([z.uuid(), z.literal('profile')]),
+});
+export const ChangeLogQuery = z.strictObject({
+  cursor: z.string().max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const EditSession = z
+  .object({
+    id: z.uuid(),
+    business_id: z.uuid(),
+    is_open: z.boolean(),
+    opened_by: z.string(),
+    client_id: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    last_used_at: z.iso.datetime(),
+    expires_at: z.iso
+      .datetime()
+      .meta({ description: 'When it closes unless used again sooner (60 min idle, 24 h at most)' }),
+  })
+  .meta({ id: 'EditSession' });
+export type EditSessionView = z.output<typeof EditSession>;
+
+const TrimmedRecord = z
+  .object({
+    record_id: z.string(),
+    version: z.int(),
+    label: z.string().nullable(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'TrimmedRecord' });
+
+export const Snapshot = z
+  .object({
+    business_id: z.uuid(),
+    profile: z.record(z.string(), z.unknown()).nullable(),
+    records: z.record(z.string(), z.array(TrimmedRecord)),
+  })
+  .meta({ id: 'Snapshot' });
+
+export const RecordEnvelope = z
+  .object({
+    entity: z.enum(ENTITY_NAMES),
+    record_id: z.string(),
+    version: z.int(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'EditRecord' });
+
+export const Claim = z
+  .object({ business_id: z.uuid(), name: z.string(), role: z.enum(['owner', 'editor']) })
+  .meta({ id: 'Claim' });
+
+export const BusinessSummary = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    role: z.enum(['owner', 'editor', 'viewer']).nullable(),
+    record_counts: z.record(z.string(), z.int()),
+  })
+  .meta({ id: 'BusinessSummary' });
+
+export const ChangeLogEntry = z
+  .object({
+    id: z.string(),
+    business_id: z.uuid(),
+    entity: z.enum(ENTITY_NAMES),
+    record_id: z.string(),
+    action: z.enum(['create', 'update', 'delete']),
+    before: z.record(z.string(), z.unknown()).nullable(),
+    after: z.record(z.string(), z.unknown()).nullable(),
+    actor: z.object({ type: z.string(), id: z.string() }),
+    at: z.iso.datetime(),
+  })
+  .meta({ id: 'ChangeLogEntry' });
