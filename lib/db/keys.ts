@@ -75,6 +75,17 @@ export const keys = {
     pk: businessPartition(businessId),
     sk: `${HISTORY_PREFIX}${entryId}`,
   }),
+  /** A changeset's header; its items share the partition (`ITEM#<index>`). */
+  changeset: (changesetId: string): ItemKey => ({ pk: `CHANGESET#${changesetId}`, sk: 'CHANGESET' }),
+  changesetItem: (changesetId: string, index: number): ItemKey => ({
+    pk: `CHANGESET#${changesetId}`,
+    sk: `ITEM#${String(index).padStart(3, '0')}`,
+  }),
+  /** gsi1 keys of a changeset header: a business's changesets, newest last. */
+  changesetOrder: (businessId: string, createdAt: string, changesetId: string) => ({
+    gsi1pk: `${businessPartition(businessId)}#CHANGESETS`,
+    gsi1sk: `${createdAt}#${changesetId}`,
+  }),
   /** An edit session; it expires (TTL) 24 h after opening. */
   editSession: (sessionId: string): ItemKey => ({ pk: `EDIT_SESSION#${sessionId}`, sk: 'SESSION' }),
   photo: (businessId: string, photoId: string): ItemKey => ({

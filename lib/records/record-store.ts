@@ -185,17 +185,9 @@ export async function patchRecord(
   patch: RecordFields,
   options: WriteOptions,
 ): Promise<RecordView> {
-  return updateWith(entity, businessId, recordId, options, (current) => {
-    const merged = applyMergePatch(writableFieldsOf(entity, current), patch) as RecordFields;
-    const result = schemasOf(entity).write.safeParse(merged);
-    if (!result.success) {
-      throw new ValidationError(
-        'The patched record would not be valid',
-        toValidationIssues('body', result.error),
-      );
-    }
-    return { ...completeFields(entity, result.data), ...memberFieldOf(entity, current) };
-  });
+  return updateWith(entity, businessId, recordId, options, (current) =>
+    mergeIntoRecord(entity, current, patch),
+  );
 }
 
 export async function setMembers(
@@ -257,12 +249,18 @@ type ActionRole =
   | { kind: 'reference'; field: string; index?: number; target: string }
   | { kind: 'unreference' }
   | { kind: 'primary' }
-  | { kind: 'history' };
+  | { kind: 'history' }
+  /** A caller's condition on another item (a changeset item still staged, an entry not undone). */
+  | { kind: 'guard'; message: string };
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 interface PlannedWrite {
   input: TransactWriteCommandInput;
   roles: ActionRole[];
   result: RecordView;
+  /** Id of the Change History entry this write records. */
+  historyId: string;
   /** Whether a failed record condition may be retried (false when the caller sent If-Match). */
   retryVersionConflicts: boolean;
   currentVersion: number | undefined;
@@ -276,6 +274,14 @@ interface PlanInput {
   next: RecordFields | undefined;
   pointer: string | null | undefined;
   options: WriteOptions;
+  /** Extra conditional actions that must hold for the write to happen. */
+  guards?: { item: TransactItem; message: string }[] | undefined;
+  /** Extra attributes of the Change History entry (e.g. the entry an undo undoes). */
+  historyExtras?: Record<string, unknown> | undefined;
+  /** Version of a created record (a deleted record restored by an undo continues its count). */
+  startVersion?: number | undefined;
+  /** Id for the Change History entry, when the caller must know it in advance (undo). */
+  historyId?: string | undefined;
 }
 
 function planWrite({
@@ -286,6 +292,10 @@ function planWrite({
   next,
   pointer,
   options,
+  guards = [],
+  historyExtras = {},
+  startVersion,
+  historyId,
 }: PlanInput): PlannedWrite {
   const now = new Date().toISOString();
   const key = keys.record(businessId, entity, recordId);
@@ -295,7 +305,7 @@ function planWrite({
     items.push(item);
     roles.push(role);
   };
-  const version = (current?.version ?? 0) + 1;
+  const version = current ? current.version + 1 : (startVersion ?? 1);
   const createdAt = current?.created_at ?? now;
   let result: RecordView;
 
@@ -403,15 +413,23 @@ function planWrite({
   }
 
   planReferences(entity, businessId, current, next, add);
-  const histories = [historyEntry(entity, businessId, recordId, current, next, options.actor, now)];
+  const mainHistory: Record<string, unknown> = {
+    ...historyEntry(entity, businessId, recordId, current, next, options.actor, now, historyId),
+    // The record's version after this write (for a delete: the version it had), for undo checks.
+    version: next ? version : current?.version,
+    ...historyExtras,
+  };
+  const histories = [mainHistory];
   if (entity === 'location')
     planPrimary(businessId, recordId, current, next, pointer, options.actor, now, add, histories);
   for (const entry of histories) add({ kind: 'history' }, { Put: { TableName: tableName, Item: entry } });
+  for (const guard of guards) add({ kind: 'guard', message: guard.message }, guard.item);
 
   return {
     input: { TransactItems: items },
     roles,
     result,
+    historyId: String(mainHistory.id),
     retryVersionConflicts: options.ifMatch === undefined,
     currentVersion: current?.version,
   };
@@ -555,10 +573,12 @@ function historyEntry(
   next: RecordFields | undefined,
   actor: Actor,
   now: string,
+  entryId?: string,
 ): Record<string, unknown> {
-  if (!current) return historyItem(businessId, entity, recordId, 'create', null, next ?? null, actor, now);
+  if (!current)
+    return historyItem(businessId, entity, recordId, 'create', null, next ?? null, actor, now, entryId);
   const old = { ...writableFieldsOf(entity, current), ...memberFieldOf(entity, current) };
-  if (!next) return historyItem(businessId, entity, recordId, 'delete', old, null, actor, now);
+  if (!next) return historyItem(businessId, entity, recordId, 'delete', old, null, actor, now, entryId);
   const before: RecordFields = {};
   const after: RecordFields = {};
   for (const [field, value] of Object.entries(next)) {
@@ -567,7 +587,7 @@ function historyEntry(
       after[field] = value ?? null;
     }
   }
-  return historyItem(businessId, entity, recordId, 'update', before, after, actor, now);
+  return historyItem(businessId, entity, recordId, 'update', before, after, actor, now, entryId);
 }
 
 function historyItem(
@@ -579,8 +599,9 @@ function historyItem(
   after: RecordFields | null,
   actor: Actor,
   at: string,
+  entryId: string = uuidv7(),
 ): Record<string, unknown> {
-  const id = uuidv7();
+  const id = entryId;
   return {
     ...keys.history(businessId, id),
     id,
@@ -599,11 +620,15 @@ function historyItem(
 // Committing
 
 async function commitWithRetry(plan: () => Promise<PlannedWrite>): Promise<RecordView> {
+  return (await commitPlanWithRetry(plan)).result;
+}
+
+async function commitPlanWithRetry(plan: () => Promise<PlannedWrite>): Promise<PlannedWrite> {
   for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
     const planned = await plan();
     try {
       await dynamo.send(new TransactWriteCommand(planned.input));
-      return planned.result;
+      return planned;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const verdict = explainCancellation(error, planned);
@@ -632,6 +657,9 @@ function explainCancellation(
           planned.retryVersionConflicts || planned.currentVersion === undefined
             ? 'retry'
             : new VersionConflictError(planned.currentVersion + 1);
+        break;
+      case 'guard':
+        verdict ??= new ConflictError(role.message);
         break;
       case 'business':
         verdict ??= new NotFoundError('Business not found');
@@ -677,7 +705,29 @@ async function readForWrite(
   entity: EntityName,
   businessId: string,
   recordId: string,
-): Promise<{ current: StoredItem; pointer: string | null | undefined }> {
+): Promise<{ current: StoredItem; pointer: string | null | undefined }>;
+async function readForWrite(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+  options: { allowMissing: true },
+): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }>;
+async function readForWrite(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+  options: { allowMissing?: boolean } = {},
+): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }> {
+  if (options.allowMissing && entity !== 'location') {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.record(businessId, entity, recordId),
+        ConsistentRead: true,
+      }),
+    );
+    return { current: Item as StoredItem | undefined, pointer: undefined };
+  }
   if (entity !== 'location')
     return { current: await readExisting(entity, businessId, recordId), pointer: undefined };
   const recordKey = keys.record(businessId, entity, recordId);
@@ -695,7 +745,8 @@ async function readForWrite(
     };
   }
   const current = items.find((item) => item.sk === recordKey.sk) as StoredItem | undefined;
-  if (!current) throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
+  if (!current && !options.allowMissing)
+    throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
   const pointer = items.find((item) => item.sk === pointerKey.sk);
   return { current, pointer: (pointer?.location_id as string | undefined) ?? null };
 }
@@ -783,4 +834,119 @@ export function recordView(item: RecordFields): RecordView {
   for (const field of Object.keys(definition.fields)) view[field] = item[field] ?? null;
   if (definition.members) view[definition.members.field] = item[definition.members.field] ?? [];
   return view as RecordView;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guarded changes: the edits API's apply, revert and undo
+
+/** What to do with a record, decided from its current state (undefined when it does not exist). */
+export type Decision =
+  /** Write these complete fields (create if absent, else update), or delete it (null). */
+  | { write: RecordFields | null; startVersion?: number }
+  /** Leave it alone: it has moved since the change was prepared. */
+  | { conflict: Record<string, unknown> };
+
+export type GuardedOutcome =
+  | { status: 'written'; record: RecordView; historyId: string }
+  | { status: 'conflict'; details: Record<string, unknown> };
+
+/**
+ * Change one record only if `decide` says its current state allows it, atomically with the
+ * Change History entry and the caller's `guards`. A concurrent write between the read and the
+ * transaction makes it read and decide again, so the decision is always about what is written over.
+ */
+export async function applyGuardedChange(change: {
+  entity: EntityName;
+  businessId: string;
+  recordId: string;
+  actor: Actor;
+  decide(current: RecordView | undefined): Decision;
+  /** Conditions on other items, built knowing the version the record will have. */
+  guards?: (nextVersion: number) => { item: TransactItem; message: string }[];
+  historyExtras?: Record<string, unknown>;
+  historyId?: string;
+}): Promise<GuardedOutcome> {
+  let conflict: Record<string, unknown> | undefined;
+  const planned = await commitPlanWithRetry(async () => {
+    conflict = undefined;
+    const { current, pointer } = await readForWrite(change.entity, change.businessId, change.recordId, {
+      allowMissing: true,
+    });
+    const decision = change.decide(current ? recordView(current) : undefined);
+    if ('conflict' in decision) {
+      conflict = decision.conflict;
+    } else if (decision.write === null && !current) {
+      conflict = { reason: 'the record no longer exists' };
+    } else if (decision.write === null && (current?.ref_count ?? 0) > 0) {
+      conflict = {
+        reason: 'the record is referenced',
+        referrers: await findReferrers(change.entity, change.businessId, change.recordId),
+      };
+    }
+    if (conflict || 'conflict' in decision) throw new GuardedConflict();
+    // Locations are read together with the primary pointer, so a restored primary is handled too.
+    return planWrite({
+      entity: change.entity,
+      businessId: change.businessId,
+      recordId: change.recordId,
+      current,
+      next: decision.write ?? undefined,
+      pointer,
+      options: { actor: change.actor },
+      guards: change.guards?.(current ? current.version + 1 : (decision.startVersion ?? 1)),
+      historyExtras: change.historyExtras,
+      startVersion: decision.startVersion,
+      historyId: change.historyId,
+    });
+  }).catch((error: unknown) => {
+    if (error instanceof GuardedConflict) return undefined;
+    throw error;
+  });
+  if (!planned) return { status: 'conflict', details: conflict ?? {} };
+  return { status: 'written', record: planned.result, historyId: planned.historyId };
+}
+
+class GuardedConflict extends Error {}
+
+/**
+ * The complete fields of a record after a merge patch, validated as a whole (a 422 names the
+ * fields), with its member list kept.
+ */
+export function mergeIntoRecord(
+  entity: EntityName,
+  current: RecordFields,
+  patch: RecordFields,
+): RecordFields {
+  const merged = applyMergePatch(writableFieldsOf(entity, current), patch) as RecordFields;
+  const result = schemasOf(entity).write.safeParse(merged);
+  if (!result.success) {
+    throw new ValidationError(
+      'The patched record would not be valid',
+      toValidationIssues('body', result.error),
+    );
+  }
+  return { ...completeFields(entity, result.data), ...memberFieldOf(entity, current) };
+}
+
+/** The complete fields of a record with some top-level fields set (nested objects replaced whole). */
+export function setIntoRecord(entity: EntityName, current: RecordFields, values: RecordFields): RecordFields {
+  const replaced = { ...writableFieldsOf(entity, current), ...values };
+  const members = entities[entity].members;
+  const memberValue =
+    members && members.field in values
+      ? { [members.field]: values[members.field] ?? [] }
+      : memberFieldOf(entity, current);
+  const fields = Object.fromEntries(
+    Object.entries(replaced).filter(([key, value]) => value !== null && key !== members?.field),
+  );
+  const result = schemasOf(entity).write.safeParse(fields);
+  if (!result.success) {
+    throw new ValidationError('The record would not be valid', toValidationIssues('body', result.error));
+  }
+  return { ...completeFields(entity, result.data), ...memberValue };
+}
+
+/** Complete fields for a new record from a create body (defaults applied, members empty). */
+export function newRecordFields(entity: EntityName, body: RecordFields): RecordFields {
+  return { ...completeFields(entity, body), ...memberFieldOf(entity, body) };
 }
