@@ -81,3 +81,69 @@ export const ChangeLogEntry = z
     at: z.iso.datetime(),
   })
   .meta({ id: 'ChangeLogEntry' });
+
+export const StageChangesetBody = z
+  .strictObject({
+    summary: z.string().max(500).optional(),
+    items: z
+      .array(
+        z.strictObject({
+          entity: z.enum(ENTITY_NAMES),
+          action: z.enum(['create', 'update', 'delete']),
+          record_id: z.union([z.uuid(), z.literal('profile')]).optional(),
+          fields: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .min(1)
+      .max(100),
+  })
+  .meta({ id: 'StageChangesetBody' });
+
+export const TickBody = z.strictObject({ ticked: z.boolean() }).meta({ id: 'TickBody' });
+export const ChangesetPathParams = z.strictObject({ changeset_id: z.uuid() });
+export const ChangesetItemPathParams = z.strictObject({ changeset_id: z.uuid(), item_id: z.uuid() });
+export const UndoPathParams = z.strictObject({ business_id: z.uuid(), entry_id: z.uuid() });
+export const ChangesetListQuery = z.strictObject({
+  status: z.enum(['staged', 'applied', 'reverted', 'discarded']).optional(),
+  cursor: z.string().max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+const ChangesetItem = z
+  .object({
+    id: z.uuid(),
+    index: z.int(),
+    entity: z.enum(ENTITY_NAMES),
+    action: z.enum(['create', 'update', 'delete']),
+    record_id: z.string(),
+    fields: z.record(z.string(), z.unknown()).nullable(),
+    before: z.record(z.string(), z.unknown()).nullable(),
+    base_version: z.int().nullable(),
+    ticked: z.boolean(),
+    status: z.enum(['staged', 'applied', 'conflict', 'skipped', 'reverted', 'revert_conflict']),
+    outcome: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'ChangesetItem' });
+
+const ChangesetFields = {
+  id: z.uuid(),
+  business_id: z.uuid(),
+  session_id: z.uuid(),
+  summary: z.string().nullable(),
+  status: z.enum(['staged', 'applied', 'reverted', 'discarded']),
+  created_at: z.iso.datetime(),
+  applied_at: z.iso.datetime().nullable(),
+  reverted_at: z.iso.datetime().nullable(),
+  discarded_at: z.iso.datetime().nullable(),
+};
+
+export const ChangesetSummary = z.object(ChangesetFields).meta({ id: 'ChangesetSummary' });
+export const Changeset = z
+  .object({ ...ChangesetFields, items: z.array(ChangesetItem) })
+  .meta({ id: 'Changeset' });
+export const ChangesetOutcome = z
+  .object({ ...ChangesetFields, items: z.array(ChangesetItem), counts: z.record(z.string(), z.int()) })
+  .meta({ id: 'ChangesetOutcome' });
+export const UndoResult = z
+  .object({ entry_id: z.string(), undo_of: z.string(), record: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'UndoResult' });

@@ -1,0 +1,12 @@
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { applyChangeset } from '#lib/edits/changesets.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
+
+export const handler = httpHandler(
+  editsRoutes.applyChangeset,
+  consoleAuth,
+  async ({ params, principal }) => ({
+    data: await applyChangeset(principal, params.changeset_id),
+  }),
+);

@@ -1,0 +1,8 @@
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { readChangeset } from '#lib/edits/changesets.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
+
+export const handler = httpHandler(editsRoutes.getChangeset, consoleAuth, async ({ params, principal }) => ({
+  data: await readChangeset(principal, params.changeset_id),
+}));

@@ -1,0 +1,15 @@
+import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { listChangesets } from '#lib/edits/changesets.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
+
+export const handler = httpHandler(
+  editsRoutes.listChangesets,
+  consoleAuth,
+  async ({ params, query, principal }) => {
+    await assertHoldsBusiness(principal, params.business_id);
+    const page = await listChangesets(params.business_id, query);
+    return { data: page.changesets, meta: { next_cursor: page.nextCursor } };
+  },
+);

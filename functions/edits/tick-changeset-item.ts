@@ -1,0 +1,12 @@
+import { consoleAuth } from '#lib/auth/console-token.ts';
+import { tickItem } from '#lib/edits/changesets.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { editsRoutes } from '#lib/routes/edits.ts';
+
+export const handler = httpHandler(
+  editsRoutes.tickChangesetItem,
+  consoleAuth,
+  async ({ params, body, principal }) => ({
+    data: await tickItem(principal, params.changeset_id, params.item_id, body.ticked),
+  }),
+);
