@@ -12,6 +12,7 @@ import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { sampleEvent } from '../infra/local/sample-event.ts';
 import { buildBundle, type ColdStart, coldStart } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
+import { measureEdits } from './edits-apply.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const median = (values: number[]) =>
@@ -66,6 +67,20 @@ try {
     console.log(`| ${row.operationId} | ${row.status} | ${row.calls} | ${row.authCalls} | ${row.capacity} |`);
   }
   console.log(`\n${calls.length} of ${Object.keys(agentRoutes).length} agent operations measured.`);
+
+  const editsFigures = await measureEdits(harness.info, Math.max(1, Math.min(RUNS, 3)));
+  console.log('\nEdits API (DynamoDB calls as counted by the harness; apply = median of up to 3 runs)\n');
+  console.log(
+    `Snapshot: ${editsFigures.snapshotCalls} DynamoDB calls (session read + access check + session touch + 1 Query of the business partition)`,
+  );
+  console.log(`One plain UpdateItem: ${editsFigures.baselineMs.toFixed(1)} ms\n`);
+  console.log('| changeset items | apply ms | × one UpdateItem | DynamoDB calls | calls per item |');
+  console.log('|---:|---:|---:|---:|---:|');
+  for (const row of editsFigures.rows) {
+    console.log(
+      `| ${row.items} | ${row.applyMs.toFixed(0)} | ${row.ratio.toFixed(1)} | ${row.calls} | ${(row.calls / row.items).toFixed(2)} |`,
+    );
+  }
 } finally {
   rmSync(workDir, { recursive: true, force: true });
   await harness.stop();

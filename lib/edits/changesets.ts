@@ -387,7 +387,10 @@ async function applyItem(header: Header, item: Item, actor: Actor): Promise<void
     actor,
     decide,
     historyExtras: { changeset_id: header.id },
-    guards: (version) => [itemGuard(header.id, item, 'applied', { version })],
+    // The item's status, outcome and written values change in the record's own transaction.
+    guards: (version, next) => [
+      itemGuard(header.id, item, 'applied', { version }, 'staged', writtenValues(item, next)),
+    ],
   });
   if (outcome.status === 'conflict') {
     await settle(header.id, item, 'conflict', outcome.details);
@@ -395,23 +398,14 @@ async function applyItem(header: Header, item: Item, actor: Actor): Promise<void
   }
   item.status = 'applied';
   item.outcome = { version: outcome.record.version };
-  item.after =
-    item.action === 'update'
-      ? Object.fromEntries(
-          Object.keys(item.fields ?? {}).map((field) => [field, outcome.record[field] ?? null]),
-        )
-      : item.action === 'create'
-        ? fieldsOf(item.entity, outcome.record)
-        : null;
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.changesetItem(header.id, item.index),
-      UpdateExpression: 'SET #after = :after',
-      ExpressionAttributeNames: { '#after': 'after' },
-      ExpressionAttributeValues: { ':after': item.after },
-    }),
-  );
+  item.after = writtenValues(item, outcome.record);
+}
+
+/** What an applied item wrote: the changed fields' new values (update), the record (create). */
+function writtenValues(item: Item, next: RecordFields | null): Record<string, unknown> | null {
+  if (!next || item.action === 'delete') return null;
+  if (item.action === 'create') return fieldsOf(item.entity, next);
+  return Object.fromEntries(Object.keys(item.fields ?? {}).map((field) => [field, next[field] ?? null]));
 }
 
 export async function revertChangeset(user: UserPrincipal, changesetId: string) {
@@ -569,6 +563,7 @@ function itemGuard(
   to: ItemStatus,
   outcome: Record<string, unknown>,
   from: ItemStatus = 'staged',
+  after?: Record<string, unknown> | null,
 ) {
   return {
     message: `The item is no longer ${from}`,
@@ -576,13 +571,17 @@ function itemGuard(
       Update: {
         TableName: tableName,
         Key: keys.changesetItem(changesetId, item.index),
-        UpdateExpression: 'SET #status = :to, outcome = :outcome',
+        UpdateExpression: `SET #status = :to, outcome = :outcome${after === undefined ? '' : ', #after = :after'}`,
         ConditionExpression: '#status = :from',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...(after === undefined ? {} : { '#after': 'after' }),
+        },
         ExpressionAttributeValues: {
           ':to': to,
           ':from': from,
           ':outcome': { ...(item.outcome ?? {}), ...outcome },
+          ...(after === undefined ? {} : { ':after': after }),
         },
       },
     },

@@ -861,8 +861,8 @@ export async function applyGuardedChange(change: {
   recordId: string;
   actor: Actor;
   decide(current: RecordView | undefined): Decision;
-  /** Conditions on other items, built knowing the version the record will have. */
-  guards?: (nextVersion: number) => { item: TransactItem; message: string }[];
+  /** Conditions on other items, built knowing the version and fields the record will have. */
+  guards?: (nextVersion: number, next: RecordFields | null) => { item: TransactItem; message: string }[];
   historyExtras?: Record<string, unknown>;
   historyId?: string;
 }): Promise<GuardedOutcome> {
@@ -893,7 +893,7 @@ export async function applyGuardedChange(change: {
       next: decision.write ?? undefined,
       pointer,
       options: { actor: change.actor },
-      guards: change.guards?.(current ? current.version + 1 : (decision.startVersion ?? 1)),
+      guards: change.guards?.(current ? current.version + 1 : (decision.startVersion ?? 1), decision.write),
       historyExtras: change.historyExtras,
       startVersion: decision.startVersion,
       historyId: change.historyId,

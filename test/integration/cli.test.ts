@@ -38,8 +38,11 @@ describe('command-line tools', () => {
     await expect(cli('token', [])).rejects.toMatchObject({ stderr: expect.stringContaining('--email') });
   });
 
-  it('event prints a payload 2.0 event for every operation', async () => {
-    for (const route of routeTable) {
+  it('event prints a payload 2.0 event for an operation of each area', async () => {
+    // One process per route would take a minute; every route's sample event is also built and
+    // invoked by the bundle test.
+    const onePerArea = [...new Map(routeTable.map((route) => [route.area, route])).values()];
+    for (const route of onePerArea) {
       const { stdout } = await cli('event', [route.operationId]);
       const event = JSON.parse(stdout);
       expect(event).toMatchObject({ version: '2.0', routeKey: `${route.method} ${route.path}` });
