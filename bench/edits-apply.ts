@@ -59,14 +59,12 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
     let calls = 0;
     for (let run = 0; run < runs; run++) {
       round++;
-      const items = faqs
-        .slice(0, size)
-        .map((id) => ({
-          entity: 'faq',
-          action: 'update',
-          record_id: id,
-          fields: { answer: `round ${round}` },
-        }));
+      const items = faqs.slice(0, size).map((id) => ({
+        entity: 'faq',
+        action: 'update',
+        record_id: id,
+        fields: { answer: `round ${round}` },
+      }));
       const staged = (await request('POST', `/api/v1/edits/sessions/${session}/changesets`, owner, { items }))
         .body.data.id;
       const started = performance.now();

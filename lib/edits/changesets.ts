@@ -25,6 +25,7 @@ import {
   newRecordFields,
   type RecordFields,
   type RecordView,
+  readRecords,
   recordView,
   setIntoRecord,
 } from '#lib/records/record-store.ts';
@@ -337,20 +338,31 @@ export async function applyChangeset(user: UserPrincipal, changesetId: string) {
   }
   await moveStatus(changesetId, ['staged'], 'applying', { claimed_at: new Date().toISOString() }, 'applying');
   const actor: Actor = { type: 'user', id: user.userId };
+  // One read of every record the ticked items touch; then one transaction per item.
+  const toApply = items.filter((item) => item.status === 'staged' && item.ticked);
+  const current = await readRecords(
+    header.business_id,
+    toApply.map((item) => ({ entity: item.entity, recordId: item.record_id })),
+  );
   for (const item of items) {
     if (item.status !== 'staged') continue;
     if (!item.ticked) {
       await settle(changesetId, item, 'skipped', null);
       continue;
     }
-    await applyItem(header, item, actor);
+    await applyItem(header, item, actor, current.get(`${item.entity}#${item.record_id}`) ?? null);
   }
   const now = new Date().toISOString();
   await moveStatus(changesetId, ['applying'], 'applied', { applied_at: now });
   return { ...view({ ...header, status: 'applied', applied_at: now }, items), counts: counts(items) };
 }
 
-async function applyItem(header: Header, item: Item, actor: Actor): Promise<void> {
+async function applyItem(
+  header: Header,
+  item: Item,
+  actor: Actor,
+  preloaded: RecordFields | null,
+): Promise<void> {
   const decide = (current: RecordView | undefined): Decision => {
     if (item.action === 'create') {
       return current
@@ -386,6 +398,7 @@ async function applyItem(header: Header, item: Item, actor: Actor): Promise<void
     recordId: item.record_id,
     actor,
     decide,
+    preloaded,
     historyExtras: { changeset_id: header.id },
     // The item's status, outcome and written values change in the record's own transaction.
     guards: (version, next) => [
@@ -422,6 +435,11 @@ export async function revertChangeset(user: UserPrincipal, changesetId: string) 
     'reverting',
   );
   const actor: Actor = { type: 'user', id: user.userId };
+  const applied = items.filter((item) => item.status === 'applied');
+  const current = await readRecords(
+    header.business_id,
+    applied.map((item) => ({ entity: item.entity, recordId: item.record_id })),
+  );
   for (const item of [...items].reverse()) {
     if (item.status !== 'applied') continue;
     const outcome = await applyGuardedChange({
@@ -429,6 +447,7 @@ export async function revertChangeset(user: UserPrincipal, changesetId: string) 
       businessId: header.business_id,
       recordId: item.record_id,
       actor,
+      preloaded: current.get(`${item.entity}#${item.record_id}`) ?? null,
       decide: (current) =>
         undoDecision(
           item.entity,

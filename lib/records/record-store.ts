@@ -865,13 +865,21 @@ export async function applyGuardedChange(change: {
   guards?: (nextVersion: number, next: RecordFields | null) => { item: TransactItem; message: string }[];
   historyExtras?: Record<string, unknown>;
   historyId?: string;
+  /**
+   * The record as a batch read just found it (null: absent). The first attempt trusts it, saving
+   * a read per record; the version condition catches a change since, and retries read afresh.
+   */
+  preloaded?: RecordFields | null;
 }): Promise<GuardedOutcome> {
   let conflict: Record<string, unknown> | undefined;
+  let preloaded = change.entity === 'location' ? undefined : change.preloaded;
   const planned = await commitPlanWithRetry(async () => {
     conflict = undefined;
-    const { current, pointer } = await readForWrite(change.entity, change.businessId, change.recordId, {
-      allowMissing: true,
-    });
+    const { current, pointer } =
+      preloaded === undefined
+        ? await readForWrite(change.entity, change.businessId, change.recordId, { allowMissing: true })
+        : { current: (preloaded ?? undefined) as StoredItem | undefined, pointer: undefined };
+    preloaded = undefined;
     const decision = change.decide(current ? recordView(current) : undefined);
     if ('conflict' in decision) {
       conflict = decision.conflict;
@@ -949,4 +957,26 @@ export function setIntoRecord(entity: EntityName, current: RecordFields, values:
 /** Complete fields for a new record from a create body (defaults applied, members empty). */
 export function newRecordFields(entity: EntityName, body: RecordFields): RecordFields {
   return { ...completeFields(entity, body), ...memberFieldOf(entity, body) };
+}
+
+/** Several records of one business in one BatchGetItem (consistent), keyed by `<entity>#<id>`. */
+export async function readRecords(
+  businessId: string,
+  wanted: { entity: EntityName; recordId: string }[],
+): Promise<Map<string, RecordFields>> {
+  const found = new Map<string, RecordFields>();
+  const unique = [...new Map(wanted.map((w) => [`${w.entity}#${w.recordId}`, w])).values()];
+  for (let start = 0; start < unique.length; start += 100) {
+    let pending: ItemKey[] = unique
+      .slice(start, start + 100)
+      .map((w) => keys.record(businessId, w.entity, w.recordId));
+    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
+      const result = await dynamo.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      for (const item of result.Responses?.[tableName] ?? []) found.set(`${item.entity}#${item.id}`, item);
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
+    }
+  }
+  return found;
 }

@@ -115,6 +115,19 @@ describe('edits API: changesets, apply, revert, undo', () => {
     });
   });
 
+  it('applies N items with one read of the records and one transaction each (plus fixed bookkeeping)', async () => {
+    const faqs = await Promise.all(['A?', 'B?', 'C?', 'D?'].map((q) => createFaq(q)));
+    const changeset = (
+      await stage(
+        faqs.map((faq) => ({ entity: 'faq', action: 'update', record_id: faq.id, fields: { answer: 'x' } })),
+      )
+    ).body.data;
+
+    const applied = await post(`/changesets/${changeset.id}/apply`);
+    // Fixed: changeset Query, session read + access check + touch, claim, final status = 6.
+    expect(Number(applied.headers.get('x-local-dynamodb-calls'))).toBe(6 + 1 + faqs.length);
+  });
+
   it('refuses any invalid item with 422 naming it, and stages nothing', async () => {
     const faq = await createFaq('Q?');
     const response = await stage([
