@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { routeTable } from '#lib/routes/route-table.ts';
 import { agentApi, collectionPath, historyOf, itemPath } from '../support/agents.ts';
 import { api } from '../support/api.ts';
 import { arrangeTenant, type Tenant } from '../support/tenants.ts';
@@ -315,6 +316,28 @@ describe('edits API: changesets, apply, revert, undo', () => {
       answer: 'kept',
       version: 2,
     });
+  });
+
+  it('answers 401 without a token on all 15 edits operations', async () => {
+    const editsRoutes = routeTable.filter((route) => route.area === 'edits');
+    expect(editsRoutes).toHaveLength(15);
+    for (const route of editsRoutes) {
+      const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+        name === 'entity' ? 'faq' : randomUUID(),
+      );
+      const response = await api(route.method, path, { json: route.example });
+      expect(response.status, route.operationId).toBe(401);
+    }
+  });
+
+  it('answers 404 for an unknown item of a changeset', async () => {
+    const faq = await createFaq('Q?');
+    const changeset = (await stage([{ entity: 'faq', action: 'delete', record_id: faq.id }])).body.data;
+    const response = await api('PATCH', edits(`/changesets/${changeset.id}/items/${randomUUID()}`), {
+      token: tenant.tokens.owner,
+      json: { ticked: false },
+    });
+    expect(response.status).toBe(404);
   });
 
   it("hides another user's sessions and changesets (404) and refuses non-holders (403) and anonymous callers (401)", async () => {
