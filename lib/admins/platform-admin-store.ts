@@ -1,6 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -75,15 +80,7 @@ export async function ensurePlatformAdmin(input: {
     expires_at: null,
   };
   try {
-    await dynamo.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(item.id), email } } },
-          countChange(+1),
-        ],
-      }),
-    );
+    await insertEntry(item, [countChange(+1)]);
     return { created: true, entry: toEntry(item) };
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
@@ -142,14 +139,7 @@ export async function storeInvite(input: {
     expires_at: expiresAt,
   };
   try {
-    await dynamo.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(item.id), email } } },
-        ],
-      }),
-    );
+    await insertEntry(item);
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     // The same e-mail was invited concurrently: refresh that invite instead of making a second.
@@ -287,6 +277,21 @@ export async function acceptInvite(inviteId: string, user: UserPrincipal): Promi
   }
   return toEntry(accepted);
 }
+
+/** Store a new entry (its e-mail must be free) with its pointer, and any extra actions, atomically. */
+async function insertEntry(item: StoredEntry, extra: TransactItem[] = []): Promise<void> {
+  await dynamo.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(item.id), email: item.email } } },
+        ...extra,
+      ],
+    }),
+  );
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Change the active-admin count; a decrement only while more than one admin is left. */
 function countChange(delta: 1 | -1) {

@@ -375,21 +375,8 @@ async function applyItem(
         ? { write: null }
         : { conflict: { reason: 'the record changed since staging', current_version: current.version } };
     }
-    const moved = Object.keys(item.fields ?? {}).filter(
-      (field) => !sameValue(current[field] ?? null, item.before?.[field] ?? null),
-    );
-    if (moved.length > 0) {
-      return {
-        conflict: {
-          reason: 'fields moved since staging',
-          fields: moved.map((field) => ({
-            field,
-            staged_before: item.before?.[field] ?? null,
-            current: current[field] ?? null,
-          })),
-        },
-      };
-    }
+    const moved = movedFields(current, Object.keys(item.fields ?? {}), item.before, 'staged_before');
+    if (moved.length > 0) return { conflict: { reason: 'fields moved since staging', fields: moved } };
     return { write: mergeIntoRecord(item.entity, current, item.fields ?? {}) };
   };
   const outcome = await applyGuardedChange({
@@ -495,26 +482,25 @@ export function undoDecision(
       ? { write: null }
       : { conflict: { reason: 'the record changed since', current_version: current.version } };
   }
-  const moved = Object.keys(after ?? {}).filter(
-    (field) => !sameValue(current[field] ?? null, after?.[field] ?? null),
-  );
-  if (moved.length > 0) {
-    return {
-      conflict: {
-        reason: 'fields changed since',
-        fields: moved.map((field) => ({
-          field,
-          expected: after?.[field] ?? null,
-          current: current[field] ?? null,
-        })),
-      },
-    };
-  }
+  const moved = movedFields(current, Object.keys(after ?? {}), after, 'expected');
+  if (moved.length > 0) return { conflict: { reason: 'fields changed since', fields: moved } };
   return { write: setIntoRecord(entity, current, before ?? {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/** The fields whose current value differs from the expected one, each with both values. */
+function movedFields(
+  current: RecordFields,
+  fields: string[],
+  expected: Record<string, unknown> | null,
+  expectedLabel: 'staged_before' | 'expected',
+) {
+  return fields
+    .filter((field) => !sameValue(current[field] ?? null, expected?.[field] ?? null))
+    .map((field) => ({ field, [expectedLabel]: expected?.[field] ?? null, current: current[field] ?? null }));
+}
 
 async function loadOwn(user: UserPrincipal, changesetId: string): Promise<{ header: Header; items: Item[] }> {
   const found = await queryAll({
