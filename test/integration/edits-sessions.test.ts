@@ -173,6 +173,25 @@ describe('edits API: sessions and reads', () => {
     ).toBe(false);
   });
 
+  it('closes 24 hours after it was opened, however recently it was used', async () => {
+    const session = await openSession(tenant.tokens.owner, tenant.businessId);
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.editSession(session.id),
+        UpdateExpression: 'SET created_at = :old',
+        ExpressionAttributeValues: { ':old': new Date(Date.now() - 25 * 3600 * 1000).toISOString() },
+      }),
+    );
+
+    expect(
+      (await api('GET', edits(`/sessions/${session.id}/snapshot`), { token: tenant.tokens.owner })).status,
+    ).toBe(409);
+    expect(
+      (await api('GET', edits(`/sessions/${session.id}`), { token: tenant.tokens.owner })).body.data.is_open,
+    ).toBe(false);
+  });
+
   it('claims: the businesses the caller holds, with the role; viewers hold nothing', async () => {
     const owner = await api('GET', edits('/claims'), { token: tenant.tokens.owner });
     expect(owner.status).toBe(200);
