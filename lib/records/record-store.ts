@@ -97,21 +97,12 @@ export async function listMembers(
   if (!members) throw new Error(`${entity} has no members`);
   const owner = await readExisting(entity, businessId, recordId);
   const ids = (owner[members.field] as string[] | undefined) ?? [];
-  if (ids.length === 0) return [];
-  const found = new Map<string, StoredItem>();
-  for (let start = 0; start < ids.length; start += 100) {
-    const batch = ids.slice(start, start + 100).map((id) => keys.record(businessId, members.entity, id));
-    let pending: ItemKey[] = batch;
-    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
-      const result = await dynamo.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
-      );
-      for (const item of result.Responses?.[tableName] ?? []) found.set(String(item.id), item as StoredItem);
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
-    }
-  }
+  const found = await readRecords(
+    businessId,
+    ids.map((id) => ({ entity: members.entity, recordId: id })),
+  );
   return ids.flatMap((id) => {
-    const item = found.get(id);
+    const item = found.get(`${members.entity}#${id}`);
     return item ? [recordView(item)] : [];
   });
 }
