@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
+import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
-import { ForbiddenError, NotFoundError, ServiceUnavailableError } from '#lib/http/errors.ts';
+import { ForbiddenError, NotFoundError } from '#lib/http/errors.ts';
 
 export type MemberRole = 'owner' | 'editor' | 'viewer';
 
@@ -33,7 +34,7 @@ export async function loadBusinessAccess(
   const adminKey = user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
   if (adminKey) wanted.push(adminKey);
 
-  const items = await batchGet(wanted);
+  const items = await batchGetAll(wanted);
   const find = (key: ItemKey) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
   const member = find(keys.member(businessId, user.userId));
   const admin = adminKey ? find(adminKey) : undefined;
@@ -60,7 +61,7 @@ export async function assertHoldsBusiness(user: UserPrincipal, businessId: strin
 /** Only active platform admins (recognised by their verified e-mail) pass. */
 export async function assertPlatformAdmin(user: UserPrincipal): Promise<void> {
   const adminKey = user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
-  const items = await batchGet(adminKey ? [keys.user(user.userId), adminKey] : [keys.user(user.userId)]);
+  const items = await batchGetAll(adminKey ? [keys.user(user.userId), adminKey] : [keys.user(user.userId)]);
   if (!items.some((item) => item.sk === keys.user(user.userId).sk)) await rememberUser(user);
   const admin = adminKey
     ? items.find((item) => item.pk === adminKey.pk && item.sk === adminKey.sk)
@@ -84,21 +85,6 @@ async function authorise(
       ? `Your role '${access.role}' cannot change this business`
       : 'You are not a member of this business',
   );
-}
-
-async function batchGet(wanted: ItemKey[]): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let pending: ItemKey[] = wanted;
-  // BatchGetItem may hand back keys it did not get to under load; ask again a few times.
-  for (let attempt = 0; attempt < 3 && pending.length > 0; attempt++) {
-    const result = await dynamo.send(
-      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
-    );
-    found.push(...(result.Responses?.[tableName] ?? []));
-    pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
-  }
-  if (pending.length > 0) throw new ServiceUnavailableError('The service is busy; retry shortly', 2);
-  return found;
 }
 
 async function rememberUser(user: UserPrincipal): Promise<void> {

@@ -1,6 +1,7 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessAccess } from '#lib/auth/business-access.ts';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
+import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { COUNT_PREFIX, HISTORY_PREFIX, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
@@ -17,12 +18,8 @@ export async function listClaims(user: UserPrincipal) {
     ExpressionAttributeValues: { ':user': keys.memberByUser(user.userId, '').gsi1pk },
   });
   const held = memberships.filter((m) => m.role === 'owner' || m.role === 'editor');
-  const names = new Map<string, string>();
-  for (let start = 0; start < held.length; start += 100) {
-    const batch = held.slice(start, start + 100).map((m) => keys.business(String(m.business_id)));
-    const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch } } }));
-    for (const item of result.Responses?.[tableName] ?? []) names.set(String(item.id), String(item.name));
-  }
+  const businesses = await batchGetAll(held.map((m) => keys.business(String(m.business_id))));
+  const names = new Map(businesses.map((item) => [String(item.id), String(item.name)]));
   return held
     .filter((m) => names.has(String(m.business_id)))
     .map((m) => ({

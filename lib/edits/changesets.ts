@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   PutCommand,
   QueryCommand,
@@ -9,6 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
+import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
@@ -710,18 +710,8 @@ async function missingPhotos(businessId: string, items: Item[]): Promise<Validat
   );
   if (wanted.length === 0) return [];
   const ids = [...new Set(wanted.map((w) => w.photoId))];
-  const live = new Set<string>();
-  for (let start = 0; start < ids.length; start += 100) {
-    const result = await dynamo.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName]: { Keys: ids.slice(start, start + 100).map((id) => keys.photo(businessId, id)) },
-        },
-      }),
-    );
-    for (const photo of result.Responses?.[tableName] ?? [])
-      if (!photo.deleted_at) live.add(String(photo.id));
-  }
+  const photos = await batchGetAll(ids.map((id) => keys.photo(businessId, id)));
+  const live = new Set(photos.filter((photo) => !photo.deleted_at).map((photo) => String(photo.id)));
   return wanted
     .filter((w) => !live.has(w.photoId))
     .map((w) => ({

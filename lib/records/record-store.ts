@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
+import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { type ItemKey, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
+import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import {
   ConflictError,
@@ -723,18 +723,7 @@ async function readForWrite(
     return { current: await readExisting(entity, businessId, recordId), pointer: undefined };
   const recordKey = keys.record(businessId, entity, recordId);
   const pointerKey = keys.primaryLocation(businessId);
-  const result = await dynamo.send(
-    new BatchGetCommand({
-      RequestItems: { [tableName]: { Keys: [recordKey, pointerKey], ConsistentRead: true } },
-    }),
-  );
-  const items = result.Responses?.[tableName] ?? [];
-  if ((result.UnprocessedKeys?.[tableName]?.Keys ?? []).length > 0) {
-    return {
-      current: await readExisting(entity, businessId, recordId),
-      pointer: await readPrimaryPointer(businessId),
-    };
-  }
+  const items = await batchGetAll([recordKey, pointerKey], { consistent: true });
   const current = items.find((item) => item.sk === recordKey.sk) as StoredItem | undefined;
   if (!current && !options.allowMissing)
     throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
@@ -955,19 +944,9 @@ export async function readRecords(
   businessId: string,
   wanted: { entity: EntityName; recordId: string }[],
 ): Promise<Map<string, RecordFields>> {
-  const found = new Map<string, RecordFields>();
-  const unique = [...new Map(wanted.map((w) => [`${w.entity}#${w.recordId}`, w])).values()];
-  for (let start = 0; start < unique.length; start += 100) {
-    let pending: ItemKey[] = unique
-      .slice(start, start + 100)
-      .map((w) => keys.record(businessId, w.entity, w.recordId));
-    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
-      const result = await dynamo.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      for (const item of result.Responses?.[tableName] ?? []) found.set(`${item.entity}#${item.id}`, item);
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
-    }
-  }
-  return found;
+  const items = await batchGetAll(
+    wanted.map((w) => keys.record(businessId, w.entity, w.recordId)),
+    { consistent: true },
+  );
+  return new Map(items.map((item) => [`${item.entity}#${item.id}`, item]));
 }
