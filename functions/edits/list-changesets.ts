@@ -1,6 +1,6 @@
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
-import { listChangesets } from '#lib/edits/changesets.ts';
+import { listChangesets } from '#lib/edits/review.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 

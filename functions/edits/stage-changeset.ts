@@ -1,5 +1,5 @@
 import { consoleAuth } from '#lib/auth/console-token.ts';
-import { stageChangeset } from '#lib/edits/changesets.ts';
+import { stageChangeset } from '#lib/edits/stage.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 

@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import { undoDecision } from '#lib/edits/changesets.ts';
+import { undoDecision } from '#lib/edits/revert.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { applyGuardedChange } from '#lib/records/record-store.ts';

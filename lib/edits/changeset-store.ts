@@ -1,0 +1,244 @@
+/** Changesets' stored shape and the helpers their operations share: loading, status moves, guards, views. */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserPrincipal } from '#lib/auth/principal.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
+import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
+import { sameValue } from '#lib/records/merge-patch.ts';
+import { type RecordFields, recordView } from '#lib/records/record-store.ts';
+
+/**
+ * Changesets (DESIGN §6): proposed changes staged in a session, ticked or unticked one by one,
+ * then applied item by item — each only if what it changes has not moved since staging — and
+ * revertible where nothing changed since. Statuses: changeset staged → applied | discarded,
+ * applied → reverted; item staged → applied | conflict | skipped, applied → reverted |
+ * revert_conflict.
+ */
+export type ChangesetStatus = 'staged' | 'applying' | 'applied' | 'reverting' | 'reverted' | 'discarded';
+export type ItemStatus = 'staged' | 'applied' | 'conflict' | 'skipped' | 'reverted' | 'revert_conflict';
+
+export interface Header {
+  id: string;
+  business_id: string;
+  session_id: string;
+  opened_by: string;
+  summary: string | null;
+  status: ChangesetStatus;
+  created_at: string;
+  applied_at: string | null;
+  reverted_at: string | null;
+  discarded_at: string | null;
+  claimed_at?: string | null;
+}
+
+export interface Item {
+  id: string;
+  index: number;
+  entity: EntityName;
+  action: 'create' | 'update' | 'delete';
+  record_id: string;
+  fields: Record<string, unknown> | null;
+  /** update: the staged fields' values at staging; delete: the whole record. */
+  before: Record<string, unknown> | null;
+  /** update: the changed fields' values once applied; create: the record created. */
+  after: Record<string, unknown> | null;
+  base_version: number | null;
+  ticked: boolean;
+  status: ItemStatus;
+  outcome: Record<string, unknown> | null;
+}
+
+/** A claim on apply/revert older than this is taken over (the claimer died mid-way). */
+const CLAIM_LEASE_MS = 5 * 60 * 1000;
+
+export async function loadOwn(
+  user: UserPrincipal,
+  changesetId: string,
+): Promise<{ header: Header; items: Item[] }> {
+  const found = await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.changeset(changesetId).pk },
+    ConsistentRead: true,
+  });
+  const header = found.find((item) => item.sk === 'CHANGESET') as unknown as Header | undefined;
+  if (!header || header.opened_by !== user.userId) throw new NotFoundError(`No changeset ${changesetId}`);
+  const items = found
+    .filter((item) => String(item.sk).startsWith('ITEM#'))
+    .map((item) => item as unknown as Item)
+    .sort((a, b) => a.index - b.index);
+  return { header, items };
+}
+
+/** Move the header from one of `from` to `to` exactly once; a lost race is a 409. */
+export async function moveStatus(
+  changesetId: string,
+  from: ChangesetStatus[],
+  to: ChangesetStatus,
+  set: Record<string, unknown>,
+  resumable?: ChangesetStatus,
+) {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':to': to };
+  const assignments = ['#status = :to'];
+  Object.entries(set).forEach(([field, value], i) => {
+    names[`#s${i}`] = field;
+    values[`:s${i}`] = value;
+    assignments.push(`#s${i} = :s${i}`);
+  });
+  const allowed = from.map((status, i) => {
+    values[`:from${i}`] = status;
+    return `#status = :from${i}`;
+  });
+  if (resumable) {
+    // A claim whose holder died may be taken over once its lease has run out.
+    values[':resumable'] = resumable;
+    values[':stale'] = new Date(Date.now() - CLAIM_LEASE_MS).toISOString();
+    allowed.push('(#status = :resumable AND claimed_at < :stale)');
+  }
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.changeset(changesetId),
+        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ConditionExpression: allowed.join(' OR '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException)
+      throw new ConflictError(`The changeset cannot become ${to} from its current status`);
+    throw error;
+  }
+}
+
+export function itemGuard(
+  changesetId: string,
+  item: Item,
+  to: ItemStatus,
+  outcome: Record<string, unknown>,
+  from: ItemStatus = 'staged',
+  after?: Record<string, unknown> | null,
+) {
+  return {
+    message: `The item is no longer ${from}`,
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.changesetItem(changesetId, item.index),
+        UpdateExpression: `SET #status = :to, outcome = :outcome${after === undefined ? '' : ', #after = :after'}`,
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...(after === undefined ? {} : { '#after': 'after' }),
+        },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':from': from,
+          ':outcome': { ...(item.outcome ?? {}), ...outcome },
+          ...(after === undefined ? {} : { ':after': after }),
+        },
+      },
+    },
+  };
+}
+
+export async function settle(
+  changesetId: string,
+  item: Item,
+  to: ItemStatus,
+  outcome: Record<string, unknown> | null,
+  from: ItemStatus = 'staged',
+) {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.changesetItem(changesetId, item.index),
+      UpdateExpression: 'SET #status = :to, outcome = :outcome',
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':to': to,
+        ':from': from,
+        ':outcome': to === 'revert_conflict' ? { ...(item.outcome ?? {}), revert: outcome } : outcome,
+      },
+    }),
+  );
+  item.status = to;
+  item.outcome = to === 'revert_conflict' ? { ...(item.outcome ?? {}), revert: outcome } : outcome;
+}
+
+export function counts(items: Item[]) {
+  const tally: Record<string, number> = {
+    applied: 0,
+    conflict: 0,
+    skipped: 0,
+    reverted: 0,
+    revert_conflict: 0,
+  };
+  for (const item of items) tally[item.status] = (tally[item.status] ?? 0) + 1;
+  return tally;
+}
+
+export function headerView(header: Header) {
+  const status =
+    header.status === 'applying' ? 'staged' : header.status === 'reverting' ? 'applied' : header.status;
+  return {
+    id: header.id,
+    business_id: header.business_id,
+    session_id: header.session_id,
+    summary: header.summary,
+    status,
+    created_at: header.created_at,
+    applied_at: header.applied_at ?? null,
+    reverted_at: header.reverted_at ?? null,
+    discarded_at: header.discarded_at ?? null,
+  };
+}
+
+export function view(header: Header, items: Item[]) {
+  return {
+    ...headerView(header),
+    items: items.map((item) => ({
+      id: item.id,
+      index: item.index,
+      entity: item.entity,
+      action: item.action,
+      record_id: item.record_id,
+      fields: item.fields,
+      before: item.before,
+      base_version: item.base_version,
+      ticked: item.ticked,
+      status: item.status,
+      outcome: item.outcome,
+    })),
+  };
+}
+
+export function fieldsOf(entity: EntityName, record: RecordFields): RecordFields {
+  const view = recordView({ ...record, entity });
+  const members = entities[entity].members;
+  return Object.fromEntries(
+    [...Object.keys(entities[entity].fields), ...(members ? [members.field] : [])].map((field) => [
+      field,
+      view[field] ?? null,
+    ]),
+  );
+}
+
+/** The fields whose current value differs from the expected one, each with both values. */
+export function movedFields(
+  current: RecordFields,
+  fields: string[],
+  expected: Record<string, unknown> | null,
+  expectedLabel: 'staged_before' | 'expected',
+) {
+  return fields
+    .filter((field) => !sameValue(current[field] ?? null, expected?.[field] ?? null))
+    .map((field) => ({ field, [expectedLabel]: expected?.[field] ?? null, current: current[field] ?? null }));
+}
