@@ -2,7 +2,16 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { api } from '../support/api.ts';
-import { baseUrl, discover, insecure, obtainTokens, postForm, registerClient } from '../support/oauth.ts';
+import {
+  baseUrl,
+  discover,
+  insecure,
+  obtainTokens,
+  postForm,
+  postJsonFrom,
+  randomLoopbackAddress,
+  registerClient,
+} from '../support/oauth.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 
 describe('discovery', () => {
@@ -153,5 +162,26 @@ describe('the whole flow with oauth4webapi', () => {
     });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toBe('invalid_request');
+  });
+
+  it('rate-limits registrations per source address, far above what one client needs', async () => {
+    const source = randomLoopbackAddress();
+    const body = { client_name: 'Eager', redirect_uris: ['http://127.0.0.1/cb'] };
+
+    // Prepare/Act: register from one address until refused (60 a minute; two windows at most).
+    const statuses: number[] = [];
+    let refused: Awaited<ReturnType<typeof postJsonFrom>> | undefined;
+    while (!refused && statuses.length < 121) {
+      const response = await postJsonFrom(source, '/oauth/register', body);
+      statuses.push(response.status);
+      if (response.status !== 201) refused = response;
+    }
+
+    // Assess
+    expect(refused?.status).toBe(429);
+    expect(refused?.body.error).toBe('temporarily_unavailable');
+    expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(0);
+    expect(statuses.length - 1).toBeGreaterThanOrEqual(60);
+    expect((await postJsonFrom(randomLoopbackAddress(), '/oauth/register', body)).status).toBe(201);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { inject } from 'vitest';
-import { api } from './api.ts';
+import { type ApiResponse, api } from './api.ts';
 
 /**
  * The OAuth flow as an assistant runs it, with oauth4webapi (a certified, spec-strict client)
@@ -19,14 +20,58 @@ export async function discover(): Promise<oauth.AuthorizationServer> {
   return oauth.processDiscoveryResponse(issuer, response);
 }
 
+/**
+ * Register a client, from a loopback address of its own (127.x.y.z): registrations are rate
+ * limited per source address, and the whole suite registers far more clients than one real
+ * source would.
+ */
 export async function registerClient(
   metadata: { redirect_uris?: string[]; client_name?: string } = {},
+  sourceAddress = randomLoopbackAddress(),
 ): Promise<oauth.Client> {
-  const response = await api('POST', '/oauth/register', {
-    json: { client_name: 'Test Assistant', redirect_uris: [REDIRECT_URI], ...metadata },
+  const response = await postJsonFrom(sourceAddress, '/oauth/register', {
+    client_name: 'Test Assistant',
+    redirect_uris: [REDIRECT_URI],
+    ...metadata,
   });
   if (response.status !== 201) throw new Error(`registration failed: ${JSON.stringify(response.body)}`);
   return { client_id: response.body.client_id, token_endpoint_auth_method: 'none' };
+}
+
+export const randomLoopbackAddress = () =>
+  `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+
+/** POST JSON from a chosen local address (fetch cannot choose one). */
+export function postJsonFrom(
+  localAddress: string,
+  path: string,
+  json: unknown,
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: ApiResponse['body'];
+}> {
+  const body = JSON.stringify(json);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      new URL(path, baseUrl()),
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: text ? JSON.parse(text) : undefined,
+          });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 export interface AuthorizeInput {
