@@ -50,10 +50,31 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 type SecurityScheme = Parameters<OpenAPIRegistry['registerComponent']>[2];
 
-const SECURITY_SCHEMES: Record<AuthKind, { name: string; scheme: SecurityScheme }> = {
+const SECURITY_SCHEMES: Record<
+  Exclude<AuthKind, 'none' | 'edits'> | 'assistant',
+  { name: string; scheme: SecurityScheme }
+> = {
   console: {
     name: 'consoleJwt',
     scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Console user token (OIDC)' },
+  },
+  assistant: {
+    name: 'assistantOAuth',
+    scheme: {
+      type: 'oauth2',
+      description: "An assistant's access token from this service's authorization server (DESIGN §9)",
+      flows: {
+        authorizationCode: {
+          authorizationUrl: '/oauth/authorize',
+          tokenUrl: '/oauth/token',
+          refreshUrl: '/oauth/token',
+          scopes: {
+            'edits:read': 'Read business information and its change history',
+            'edits:write': 'Propose, apply and undo changes',
+          },
+        },
+      },
+    },
   },
   agent: {
     name: 'agentKey',
@@ -73,6 +94,18 @@ function responseSchema(route: RouteDefinition): z.ZodType {
     data: route.response ?? z.null(),
     meta: z.record(z.string(), z.unknown()).optional(),
   });
+}
+
+/** Who may call a route: the edits API takes a console JWT or an assistant token with its scope. */
+function securityOf(route: RouteDefinition): Record<string, string[]>[] {
+  if (route.auth === 'none') return [];
+  if (route.auth === 'edits') {
+    return [
+      { [SECURITY_SCHEMES.console.name]: [] },
+      { [SECURITY_SCHEMES.assistant.name]: route.oauthScope ? [route.oauthScope] : [] },
+    ];
+  }
+  return [{ [SECURITY_SCHEMES[route.auth].name]: [] }];
 }
 
 /** The OpenAPI 3.1 document of every route in the route table. */
@@ -107,7 +140,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [route.area],
-      security: [{ [SECURITY_SCHEMES[route.auth].name]: [] }],
+      security: securityOf(route),
       request: {
         ...(route.request.params ? { params: route.request.params } : {}),
         ...(route.request.query ? { query: route.request.query } : {}),

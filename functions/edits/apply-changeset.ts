@@ -1,12 +1,8 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { applyChangeset } from '#lib/edits/apply.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(
-  editsRoutes.applyChangeset,
-  consoleAuth,
-  async ({ params, principal }) => ({
-    data: await applyChangeset(principal, params.changeset_id),
-  }),
-);
+export const handler = httpHandler(editsRoutes.applyChangeset, editsAuth, async ({ params, principal }) => ({
+  data: await applyChangeset(principal, params.changeset_id),
+}));

@@ -1,11 +1,11 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { discardChangeset } from '#lib/edits/review.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
 export const handler = httpHandler(
   editsRoutes.discardChangeset,
-  consoleAuth,
+  editsAuth,
   async ({ params, principal }) => ({
     data: await discardChangeset(principal, params.changeset_id),
   }),

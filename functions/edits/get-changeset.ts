@@ -1,8 +1,8 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { readChangeset } from '#lib/edits/review.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(editsRoutes.getChangeset, consoleAuth, async ({ params, principal }) => ({
+export const handler = httpHandler(editsRoutes.getChangeset, editsAuth, async ({ params, principal }) => ({
   data: await readChangeset(principal, params.changeset_id),
 }));

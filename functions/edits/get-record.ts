@@ -1,10 +1,10 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { useSession } from '#lib/edits/sessions.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { getRecord } from '#lib/records/record-store.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(editsRoutes.getEditRecord, consoleAuth, async ({ params, principal }) => {
+export const handler = httpHandler(editsRoutes.getEditRecord, editsAuth, async ({ params, principal }) => {
   const session = await useSession(principal, params.session_id);
   const record = await getRecord(params.entity, session.business_id, params.record_id);
   return {

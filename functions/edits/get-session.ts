@@ -1,12 +1,8 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { readSession } from '#lib/edits/sessions.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(
-  editsRoutes.getEditSession,
-  consoleAuth,
-  async ({ params, principal }) => ({
-    data: await readSession(principal, params.session_id),
-  }),
-);
+export const handler = httpHandler(editsRoutes.getEditSession, editsAuth, async ({ params, principal }) => ({
+  data: await readSession(principal, params.session_id),
+}));

@@ -1,12 +1,12 @@
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
-import { consoleAuth } from '#lib/auth/console-token.ts';
 import { listChangesets } from '#lib/edits/review.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
 export const handler = httpHandler(
   editsRoutes.listChangesets,
-  consoleAuth,
+  editsAuth,
   async ({ params, query, principal }) => {
     await assertHoldsBusiness(principal, params.business_id);
     const page = await listChangesets(params.business_id, query);

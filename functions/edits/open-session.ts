@@ -1,8 +1,8 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { openSession } from '#lib/edits/sessions.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(editsRoutes.openEditSession, consoleAuth, async ({ body, principal }) => ({
+export const handler = httpHandler(editsRoutes.openEditSession, editsAuth, async ({ body, principal }) => ({
   data: await openSession(principal, body.business_id),
 }));

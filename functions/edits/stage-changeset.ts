@@ -1,11 +1,11 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { stageChangeset } from '#lib/edits/stage.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
 export const handler = httpHandler(
   editsRoutes.stageChangeset,
-  consoleAuth,
+  editsAuth,
   async ({ params, body, principal }) => ({
     data: await stageChangeset(principal, params.session_id, body),
   }),

@@ -1,11 +1,11 @@
-import { consoleAuth } from '#lib/auth/console-token.ts';
+import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { tickItem } from '#lib/edits/review.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
 export const handler = httpHandler(
   editsRoutes.tickChangesetItem,
-  consoleAuth,
+  editsAuth,
   async ({ params, body, principal }) => ({
     data: await tickItem(principal, params.changeset_id, params.item_id, body.ticked),
   }),

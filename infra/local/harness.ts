@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { countDynamoUsage } from '#lib/db/call-counter.ts';
+import { generateSigningKeys } from '#lib/oauth/signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { type DevConsole, handleConsoleRequest, isConsolePath, localConsoleUrl } from './dev-console.ts';
@@ -109,6 +110,10 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
     const secretsFile = join(options.stateDir, 'secrets.json');
+    const oauthKeyFile = join(options.stateDir, 'oauth-signing-key.json');
+    if (!existsSync(oauthKeyFile)) {
+      writeFileSync(oauthKeyFile, JSON.stringify(await generateSigningKeys()), { mode: 0o600 });
+    }
     const secrets: LocalSecrets = existsSync(secretsFile)
       ? JSON.parse(readFileSync(secretsFile, 'utf8'))
       : { internal_api_key: `ik_${randomBytes(24).toString('base64url')}` };
@@ -129,6 +134,12 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       INTERNAL_API_KEYS: secrets.internal_api_key,
       SES_SENDER: LOCAL_SES_SENDER,
       CONSOLE_URL: localConsoleUrl(baseUrl),
+      // The authorization server's issuer is the public base URL; locally, the harness's.
+      OAUTH_ISSUER: baseUrl,
+      OAUTH_SIGNING_KEY: readFileSync(oauthKeyFile, 'utf8'),
+      // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
+      // production never sets it.
+      ...(process.env.SAFE_FETCH_ALLOW ? { SAFE_FETCH_ALLOW: process.env.SAFE_FETCH_ALLOW } : {}),
     };
     Object.assign(process.env, env);
 

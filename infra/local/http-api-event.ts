@@ -16,8 +16,9 @@ export interface RouteMatch {
 
 /**
  * Find the route for a request the way API Gateway does: the method must match and each
- * `{name}` segment matches exactly one non-empty path segment. Literal segments win over
- * parameters when two routes could match.
+ * `{name}` segment matches exactly one non-empty path segment; a last `{name+}` matches the rest
+ * of the path. Literal segments win over parameters when two routes could match. An OPTIONS
+ * request reaches the route of its path that answers CORS preflights (`cors` set), if any.
  */
 export function matchRoute(
   routes: readonly RouteDefinition[],
@@ -25,15 +26,22 @@ export function matchRoute(
   rawPath: string,
 ): RouteMatch | undefined {
   const segments = rawPath.split('/');
-  let best: { match: RouteMatch; literals: number } | undefined;
+  const verb = method.toUpperCase();
+  let best: { match: RouteMatch; literals: number; greedy: boolean } | undefined;
   for (const route of routes) {
-    if (route.method !== method.toUpperCase()) continue;
+    if (route.method !== verb && !(verb === 'OPTIONS' && route.cors)) continue;
     const template = route.path.split('/');
-    if (template.length !== segments.length) continue;
+    const greedy = /^\{(\w+)\+\}$/.exec(template.at(-1) ?? '')?.[1];
+    if (greedy ? segments.length < template.length : template.length !== segments.length) continue;
     const pathParameters: Record<string, string> = {};
     let literals = 0;
     const matched = template.every((part, index) => {
       const actual = segments[index] ?? '';
+      if (greedy && index === template.length - 1) {
+        const rest = segments.slice(index).join('/');
+        pathParameters[greedy] = safeDecode(rest);
+        return rest !== '';
+      }
       const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
       if (parameter) {
         if (actual === '') return false;
@@ -43,7 +51,16 @@ export function matchRoute(
       literals++;
       return part === actual;
     });
-    if (matched && (!best || literals > best.literals)) best = { match: { route, pathParameters }, literals };
+    if (!matched) continue;
+    const candidate = { match: { route, pathParameters }, literals, greedy: greedy !== undefined };
+    // A route without a greedy parameter is more specific than one with it.
+    if (
+      !best ||
+      (best.greedy && !candidate.greedy) ||
+      (best.greedy === candidate.greedy && literals > best.literals)
+    ) {
+      best = candidate;
+    }
   }
   return best?.match;
 }

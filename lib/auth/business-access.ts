@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal, UserPrincipal } from '#lib/auth/principal.ts';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
@@ -21,24 +21,26 @@ export interface BusinessAccess {
  * Everything an authorisation decision about one business needs, in one BatchGetItem: the
  * caller's membership, whether the caller is a platform admin, whether the business exists, and
  * the caller's user record (created on first sight, DESIGN §3).
+ *
+ * An assistant acts with its user's membership and nothing more: its token carries no verified
+ * e-mail, so a platform admin's reach is never delegated, and the user record already exists
+ * (the user signed in to the console to approve the assistant).
  */
 export async function loadBusinessAccess(
-  user: UserPrincipal,
+  caller: EditsPrincipal,
   businessId: string,
 ): Promise<BusinessAccess & { businessExists: boolean }> {
-  const wanted: ItemKey[] = [
-    keys.business(businessId),
-    keys.member(businessId, user.userId),
-    keys.user(user.userId),
-  ];
-  const adminKey = user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
+  const user = caller.kind === 'user' ? caller : undefined;
+  const wanted: ItemKey[] = [keys.business(businessId), keys.member(businessId, caller.userId)];
+  if (user) wanted.push(keys.user(user.userId));
+  const adminKey = user?.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
   if (adminKey) wanted.push(adminKey);
 
   const items = await batchGetAll(wanted);
   const find = (key: ItemKey) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
-  const member = find(keys.member(businessId, user.userId));
+  const member = find(keys.member(businessId, caller.userId));
   const admin = adminKey ? find(adminKey) : undefined;
-  if (!find(keys.user(user.userId))) await rememberUser(user);
+  if (user && !find(keys.user(user.userId))) await rememberUser(user);
 
   return {
     businessId,
@@ -49,12 +51,12 @@ export async function loadBusinessAccess(
 }
 
 /** Any member (or a platform admin) may read the business. */
-export async function assertMemberOf(user: UserPrincipal, businessId: string): Promise<BusinessAccess> {
+export async function assertMemberOf(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
   return authorise(user, businessId, (role) => role !== undefined);
 }
 
 /** Only holders (owner, editor) or a platform admin may change the business. */
-export async function assertHoldsBusiness(user: UserPrincipal, businessId: string): Promise<BusinessAccess> {
+export async function assertHoldsBusiness(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
   return authorise(user, businessId, (role) => role !== undefined && HOLDING_ROLES.has(role));
 }
 
@@ -70,7 +72,7 @@ export async function assertPlatformAdmin(user: UserPrincipal): Promise<void> {
 }
 
 async function authorise(
-  user: UserPrincipal,
+  user: EditsPrincipal,
   businessId: string,
   allowed: (role: MemberRole | undefined) => boolean,
 ): Promise<BusinessAccess> {

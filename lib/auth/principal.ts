@@ -24,7 +24,37 @@ export interface InternalServicePrincipal {
   kind: 'internal-service';
 }
 
-export type AuthKind = 'console' | 'agent' | 'internal';
+/** An assistant acting for a console user, with an access token of our OAuth server (DESIGN §9). */
+export interface AssistantPrincipal {
+  kind: 'assistant';
+  /** The user the assistant acts for (the token's `sub`). */
+  userId: string;
+  clientId: string;
+  scopes: string[];
+  grantId: string;
+}
+
+/** Who may call the edits API: a console user, or an assistant acting for one. */
+export type EditsPrincipal = UserPrincipal | AssistantPrincipal;
+
+/** No credential: the OAuth server's public endpoints. */
+export interface AnonymousPrincipal {
+  kind: 'anonymous';
+  sourceIp: string;
+}
+
+/**
+ * 'console': a console JWT; 'edits': a console JWT or an assistant's access token for the edits
+ * resource; 'agent': an agent key; 'internal': the internal API key; 'none': public.
+ */
+export type AuthKind = 'console' | 'edits' | 'agent' | 'internal' | 'none';
+
+/** What an authenticator may look at besides the headers. */
+export interface AuthRequest {
+  /** The route's required OAuth scope, for assistant tokens. */
+  oauthScope?: string | undefined;
+  sourceIp: string;
+}
 
 /**
  * Turns request headers into a principal or throws UnauthorizedError. `prepare` runs when a
@@ -33,7 +63,7 @@ export type AuthKind = 'console' | 'agent' | 'internal';
 export interface Authenticator<P> {
   kind: AuthKind;
   prepare(): void;
-  authenticate(headers: Record<string, string | undefined>): Promise<P>;
+  authenticate(headers: Record<string, string | undefined>, request?: AuthRequest): Promise<P>;
 }
 
 /** The value of `authorization: Bearer <token>`, or undefined when the header is absent or not Bearer. */

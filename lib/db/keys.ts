@@ -88,6 +88,31 @@ export const keys = {
   }),
   /** An edit session; it expires (TTL) 24 h after opening. */
   editSession: (sessionId: string): ItemKey => ({ pk: `EDIT_SESSION#${sessionId}`, sk: 'SESSION' }),
+  /** A registered OAuth client (dynamic registration or the CLI), or a cached metadata document. */
+  oauthClient: (clientId: string): ItemKey => ({ pk: `OAUTH_CLIENT#${clientId}`, sk: 'CLIENT' }),
+  /** gsi1 keys of a registered client: list them (the oauth-client CLI). */
+  oauthClientListing: (createdAt: string, clientId: string) => ({
+    gsi1pk: 'OAUTH_CLIENTS',
+    gsi1sk: `${createdAt}#${clientId}`,
+  }),
+  /** Registrations from one source address in one minute (the registration rate limit). */
+  oauthRegistrationWindow: (source: string, minute: number): ItemKey => ({
+    pk: `OAUTH_REGISTRATIONS#${source}`,
+    sk: `MINUTE#${minute}`,
+  }),
+  /** A pending consent request (10 minutes). */
+  oauthConsentRequest: (requestId: string): ItemKey => ({ pk: `OAUTH_REQUEST#${requestId}`, sk: 'REQUEST' }),
+  /** An authorization code, by the SHA-256 of the code (the code itself is never stored). */
+  oauthCode: (codeHash: string): ItemKey => ({ pk: `OAUTH_CODE#${codeHash}`, sk: 'CODE' }),
+  /** A grant: what one consent gave one client; refresh tokens and access tokens hang off it. */
+  oauthGrant: (grantId: string): ItemKey => ({ pk: `OAUTH_GRANT#${grantId}`, sk: 'GRANT' }),
+  /** A refresh token, by its SHA-256. */
+  oauthRefreshToken: (tokenHash: string): ItemKey => ({ pk: `OAUTH_REFRESH#${tokenHash}`, sk: 'REFRESH' }),
+  /** That a user approved a client for some scopes before (consented_before). */
+  oauthConsent: (userId: string, clientId: string): ItemKey => ({
+    pk: `USER#${userId}`,
+    sk: `OAUTH_CONSENT#${clientId}`,
+  }),
   photo: (businessId: string, photoId: string): ItemKey => ({
     pk: businessPartition(businessId),
     sk: `PHOTO#${photoId}`,

@@ -1,5 +1,6 @@
 /** Applying a staged changeset item by item, each only if what it changes has not moved since staging. */
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
+import { actorOf } from '#lib/edits/actor.ts';
 import {
   counts,
   fieldsOf,
@@ -25,14 +26,14 @@ import {
   readRecords,
 } from '#lib/records/record-store.ts';
 
-export async function applyChangeset(user: UserPrincipal, changesetId: string) {
+export async function applyChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);
   await useSession(user, header.session_id);
   if (header.status !== 'staged' && header.status !== 'applying') {
     throw new ConflictError(`The changeset is ${header.status}; only a staged changeset can be applied`);
   }
   await moveStatus(changesetId, ['staged'], 'applying', { claimed_at: new Date().toISOString() }, 'applying');
-  const actor: Actor = { type: 'user', id: user.userId };
+  const actor = actorOf(user);
   // One read of every record the ticked items touch; then one transaction per item.
   const toApply = items.filter((item) => item.status === 'staged' && item.ticked);
   const current = await readRecords(

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessAccess } from '#lib/auth/business-access.ts';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { COUNT_PREFIX, HISTORY_PREFIX, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
@@ -10,7 +10,7 @@ import { agentEntities, ENTITY_NAMES, type EntityName, entities } from '#lib/rec
 import { type RecordFields, recordView } from '#lib/records/record-store.ts';
 
 /** The businesses the caller holds (owner or editor), with the role and the business's name. */
-export async function listClaims(user: UserPrincipal) {
+export async function listClaims(user: EditsPrincipal) {
   const memberships = await queryAll({
     TableName: tableName,
     IndexName: 'gsi1',

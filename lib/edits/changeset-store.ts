@@ -1,7 +1,7 @@
 /** Changesets' stored shape and the helpers their operations share: loading, status moves, guards, views. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
@@ -55,7 +55,7 @@ export interface Item {
 const CLAIM_LEASE_MS = 5 * 60 * 1000;
 
 export async function loadOwn(
-  user: UserPrincipal,
+  user: EditsPrincipal,
   changesetId: string,
 ): Promise<{ header: Header; items: Item[] }> {
   const found = await queryAll({

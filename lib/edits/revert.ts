@@ -1,5 +1,6 @@
 /** Reverting an applied changeset, and the undo decision it shares with undoing one history entry. */
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
+import { actorOf } from '#lib/edits/actor.ts';
 import {
   counts,
   itemGuard,
@@ -21,7 +22,7 @@ import {
   setIntoRecord,
 } from '#lib/records/record-store.ts';
 
-export async function revertChangeset(user: UserPrincipal, changesetId: string) {
+export async function revertChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);
   await useSession(user, header.session_id);
   if (header.status !== 'applied' && header.status !== 'reverting') {
@@ -34,7 +35,7 @@ export async function revertChangeset(user: UserPrincipal, changesetId: string) 
     { claimed_at: new Date().toISOString() },
     'reverting',
   );
-  const actor: Actor = { type: 'user', id: user.userId };
+  const actor = actorOf(user);
   const applied = items.filter((item) => item.status === 'applied');
   const current = await readRecords(
     header.business_id,

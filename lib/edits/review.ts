@@ -1,6 +1,6 @@
 /** Reviewing changesets before they are applied: reading, ticking items, discarding, listing. */
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type Header, headerView, loadOwn, moveStatus, view } from '#lib/edits/changeset-store.ts';
@@ -8,12 +8,12 @@ import { useSession } from '#lib/edits/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/http/errors.ts';
 
 /** A changeset and its items; only the opener of its session may see it (404 otherwise). */
-export async function readChangeset(user: UserPrincipal, changesetId: string) {
+export async function readChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);
   return view(header, items);
 }
 
-export async function tickItem(user: UserPrincipal, changesetId: string, itemId: string, ticked: boolean) {
+export async function tickItem(user: EditsPrincipal, changesetId: string, itemId: string, ticked: boolean) {
   const { header, items } = await loadOwn(user, changesetId);
   await useSession(user, header.session_id);
   const item = items.find((candidate) => candidate.id === itemId);
@@ -53,7 +53,7 @@ export async function tickItem(user: UserPrincipal, changesetId: string, itemId:
   return view(header, items);
 }
 
-export async function discardChangeset(user: UserPrincipal, changesetId: string) {
+export async function discardChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);
   await useSession(user, header.session_id);
   const now = new Date().toISOString();

@@ -77,7 +77,7 @@ export const ChangeLogEntry = z
     action: z.enum(['create', 'update', 'delete']),
     before: z.record(z.string(), z.unknown()).nullable(),
     after: z.record(z.string(), z.unknown()).nullable(),
-    actor: z.object({ type: z.string(), id: z.string() }),
+    actor: z.object({ type: z.string(), id: z.string(), client_id: z.string().optional() }),
     at: z.iso.datetime(),
   })
   .meta({ id: 'ChangeLogEntry' });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { assertHoldsBusiness, loadBusinessAccess } from '#lib/auth/business-access.ts';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EditSessionView } from '#lib/edits/schemas.ts';
@@ -41,14 +41,14 @@ function toView(session: StoredSession, holds: boolean, now = Date.now()): EditS
 }
 
 /** Open a session on a business the caller holds (owner, editor, or a platform admin). */
-export async function openSession(user: UserPrincipal, businessId: string): Promise<EditSessionView> {
+export async function openSession(user: EditsPrincipal, businessId: string): Promise<EditSessionView> {
   await assertHoldsBusiness(user, businessId);
   const now = new Date();
   const session: StoredSession = {
     id: randomUUID(),
     business_id: businessId,
     opened_by: user.userId,
-    client_id: null,
+    client_id: user.kind === 'assistant' ? user.clientId : null,
     created_at: now.toISOString(),
     last_used_at: now.toISOString(),
   };
@@ -68,7 +68,7 @@ export async function openSession(user: UserPrincipal, businessId: string): Prom
 }
 
 /** Read a session (its opener only; anyone else gets 404), with whether it is still open. */
-export async function readSession(user: UserPrincipal, sessionId: string): Promise<EditSessionView> {
+export async function readSession(user: EditsPrincipal, sessionId: string): Promise<EditSessionView> {
   const session = await loadOwnSession(user, sessionId);
   const access = await loadBusinessAccess(user, session.business_id);
   const holds = access.isPlatformAdmin || access.role === 'owner' || access.role === 'editor';
@@ -79,7 +79,7 @@ export async function readSession(user: UserPrincipal, sessionId: string): Promi
  * The session, if the caller opened it, still holds its business (403 otherwise) and it is still
  * open (409 otherwise). Using it keeps it open for another 60 minutes.
  */
-export async function useSession(user: UserPrincipal, sessionId: string): Promise<EditSessionView> {
+export async function useSession(user: EditsPrincipal, sessionId: string): Promise<EditSessionView> {
   const session = await loadOwnSession(user, sessionId);
   await assertHoldsBusiness(user, session.business_id);
   const now = Date.now();
@@ -107,7 +107,7 @@ export async function useSession(user: UserPrincipal, sessionId: string): Promis
   return toView({ ...session, last_used_at: lastUsed }, true, now);
 }
 
-async function loadOwnSession(user: UserPrincipal, sessionId: string): Promise<StoredSession> {
+async function loadOwnSession(user: EditsPrincipal, sessionId: string): Promise<StoredSession> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.editSession(sessionId), ConsistentRead: true }),
   );

@@ -1,7 +1,7 @@
 /** Staging a changeset: each proposed item checked against the business, then stored all or none. */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
@@ -22,7 +22,7 @@ export interface StagedItemInput {
 }
 
 export async function stageChangeset(
-  user: UserPrincipal,
+  user: EditsPrincipal,
   sessionId: string,
   input: { summary?: string | undefined; items: StagedItemInput[] },
 ) {

@@ -1,8 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
-import type { UserPrincipal } from '#lib/auth/principal.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { actorOf } from '#lib/edits/actor.ts';
 import { undoDecision } from '#lib/edits/revert.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import type { EntityName } from '#lib/records/entities.ts';
@@ -13,7 +14,7 @@ import { applyGuardedChange } from '#lib/records/record-store.ts';
  * entry, written in the same transaction that marks the old one undone — conditioned on it not
  * being undone yet, so two undos cannot both happen. Undoing an undo is undoing that newer entry.
  */
-export async function undoChange(user: UserPrincipal, businessId: string, entryId: string) {
+export async function undoChange(user: EditsPrincipal, businessId: string, entryId: string) {
   const { Item: entry } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.history(businessId, entryId), ConsistentRead: true }),
   );
@@ -25,7 +26,7 @@ export async function undoChange(user: UserPrincipal, businessId: string, entryI
     entity: entry.entity as EntityName,
     businessId,
     recordId: String(entry.record_id),
-    actor: { type: 'user', id: user.userId },
+    actor: actorOf(user),
     decide: (current) =>
       undoDecision(
         entry.entity as EntityName,

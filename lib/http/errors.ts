@@ -97,3 +97,31 @@ export class ServiceUnavailableError extends HttpError {
     super(503, 'SERVICE_UNAVAILABLE', message, undefined, { 'retry-after': String(retryAfterSeconds) });
   }
 }
+
+/**
+ * An OAuth protocol error (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009): `oauthCode` is the `error`
+ * value a client acts on, e.g. invalid_grant. Routes with `errorFormat: 'oauth'` write it as
+ * `{error, error_description}`.
+ */
+export class OAuthError extends HttpError {
+  constructor(
+    readonly oauthCode: string,
+    description: string,
+    statusCode = 400,
+    headers: Record<string, string> = {},
+  ) {
+    super(
+      statusCode,
+      statusCode >= 500 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST',
+      description,
+      undefined,
+      headers,
+    );
+  }
+}
+
+export class RateLimitedError extends HttpError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, 'RATE_LIMITED', message, undefined, { 'retry-after': String(retryAfterSeconds) });
+  }
+}

@@ -3,12 +3,14 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { markAuthenticated } from '#lib/db/call-counter.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
-import { errorBody, successBody } from '#lib/http/envelope.ts';
+import { successBody } from '#lib/http/envelope.ts';
+import { errorPayload } from '#lib/http/error-formats.ts';
 import {
   BadRequestError,
   HttpError,
@@ -39,6 +41,11 @@ export interface HandlerOutput {
   data?: unknown;
   meta?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /**
+   * A response that is not JSON data (a redirect, an HTML page): sent as it is, with the status
+   * given and the headers of `headers` (which must name the content type when there is a body).
+   */
+  raw?: { statusCode: number; body?: string };
 }
 
 interface PipelineContext<P> extends Context {
@@ -54,6 +61,12 @@ const baseHeaders = (requestId: string): Record<string, string> => ({
 });
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
+
+/** Headers every response of an any-origin route carries (DESIGN §9: no credentials, so `*`). */
+const ANY_ORIGIN_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'www-authenticate',
+};
 
 /**
  * Build the Lambda handler of one route. Every HTTP function goes through this one chain, in this
@@ -74,12 +87,13 @@ export function httpHandler<R extends RouteDefinition, P>(
 
   const chain = middy<Event, Result, Error, PipelineContext<P>>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(errorResponses())
+    .use(errorResponses(route))
     .use(httpHeaderNormalizer())
-    .use(httpEventNormalizer())
-    .use(authentication(authenticator));
+    .use(httpEventNormalizer());
+  if (route.cors === 'any-origin') chain.use(anyOriginCors(route));
+  chain.use(authentication(authenticator, route));
   if (route.request.body) {
-    chain.use(jsonRequestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+    chain.use(requestBody(route.bodyFormat ?? 'json', route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   }
 
   return chain.handler(async (event, context) => {
@@ -96,6 +110,10 @@ export function httpHandler<R extends RouteDefinition, P>(
 
     const output = await operation(input);
     const responseHeaders = { ...baseHeaders(requestId), ...output?.headers };
+    if (output?.raw) {
+      if (output.raw.body === undefined) delete responseHeaders['content-type'];
+      return { statusCode: output.raw.statusCode, headers: responseHeaders, body: output.raw.body ?? '' };
+    }
     if (route.successStatus === 204) {
       const { 'content-type': _omit, ...headers204 } = responseHeaders;
       return { statusCode: 204, headers: headers204 };
@@ -110,11 +128,77 @@ export function httpHandler<R extends RouteDefinition, P>(
 
 function authentication<P>(
   authenticator: Authenticator<P>,
+  route: RouteDefinition,
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
   return {
     before: async (request) => {
-      request.context.principal = await authenticator.authenticate(request.event.headers);
+      request.context.principal = await authenticator.authenticate(request.event.headers, {
+        oauthScope: route.oauthScope,
+        sourceIp: request.event.requestContext?.http?.sourceIp ?? 'unknown',
+      });
       markAuthenticated();
+    },
+  };
+}
+
+/**
+ * An any-origin route answers its OPTIONS preflight before authentication or body parsing, and
+ * every other response carries the CORS headers (error responses get them in errorResponses).
+ */
+function anyOriginCors<P>(route: RouteDefinition): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
+  const addHeaders = (request: Request<Event, Result>) => {
+    if (request.response) request.response.headers = { ...request.response.headers, ...ANY_ORIGIN_HEADERS };
+  };
+  return {
+    before: async (request) => {
+      if (request.event.requestContext?.http?.method !== 'OPTIONS') return;
+      return {
+        statusCode: 204,
+        headers: {
+          ...ANY_ORIGIN_HEADERS,
+          'access-control-allow-methods': `${route.method}, OPTIONS`,
+          'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+          'access-control-max-age': '86400',
+        },
+      };
+    },
+    after: async (request) => addHeaders(request),
+  };
+}
+
+/** The route's body parser: JSON (default) or an HTML form (the OAuth token and revoke endpoints). */
+function requestBody<P>(
+  format: 'json' | 'form',
+  maxBytes: number,
+): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
+  return format === 'form' ? formRequestBody(maxBytes) : jsonRequestBody(maxBytes);
+}
+
+function assertBodySize(event: Event, maxBytes: number): void {
+  const { body = '', isBase64Encoded } = event;
+  const size = isBase64Encoded ? Buffer.byteLength(body, 'base64') : Buffer.byteLength(body, 'utf8');
+  if (size > maxBytes) {
+    throw new PayloadTooLargeError(`Request body is ${size} bytes; the limit is ${maxBytes}`);
+  }
+}
+
+/**
+ * @middy/http-urlencode-body-parser after the size check. A parameter sent twice arrives as an
+ * array, which the route's schema (strings only) rejects, as RFC 6749 §3.2 asks.
+ */
+function formRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
+  const parser = httpUrlencodeBodyParser();
+  return {
+    before: async (request) => {
+      request.event.body ??= '';
+      assertBodySize(request.event, maxBytes);
+      try {
+        await parser.before?.(request as unknown as Request);
+      } catch (error) {
+        const cause = (error as { cause?: { package?: string } }).cause;
+        if (cause?.package !== '@middy/http-urlencode-body-parser') throw error;
+        throw new UnsupportedMediaTypeError('Send the body as application/x-www-form-urlencoded');
+      }
     },
   };
 }
@@ -127,15 +211,12 @@ function jsonRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Erro
   const parser = httpJsonBodyParser();
   return {
     before: async (request) => {
-      const { body, isBase64Encoded } = request.event;
+      const { body } = request.event;
       if (body === undefined || body === '') {
         request.event.body = undefined;
         return;
       }
-      const size = isBase64Encoded ? Buffer.byteLength(body, 'base64') : Buffer.byteLength(body, 'utf8');
-      if (size > maxBytes) {
-        throw new PayloadTooLargeError(`Request body is ${size} bytes; the limit is ${maxBytes}`);
-      }
+      assertBodySize(request.event, maxBytes);
       try {
         await parser.before?.(request as unknown as Request);
       } catch (error) {
@@ -148,8 +229,11 @@ function jsonRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Erro
   };
 }
 
-/** Map anything thrown to an ErrorResponse; only HttpErrors show their message to the caller. */
-function errorResponses<P>(): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
+/**
+ * Map anything thrown to the route's error format (ErrorResponse unless the route says otherwise);
+ * only HttpErrors show their message to the caller.
+ */
+function errorResponses<P>(route: RouteDefinition): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
   return {
     onError: async (request) => {
       const requestId = requestIdOf(request.event);
@@ -159,10 +243,15 @@ function errorResponses<P>(): MiddlewareObj<Event, Result, Error, PipelineContex
       } else {
         logger.info('Request rejected', { requestId, status: error.statusCode, code: error.code });
       }
+      const { statusCode, body } = errorPayload(route.errorFormat ?? 'envelope', requestId, error);
       request.response = {
-        statusCode: error.statusCode,
-        headers: { ...baseHeaders(requestId), ...error.headers },
-        body: JSON.stringify(errorBody(requestId, error)),
+        statusCode,
+        headers: {
+          ...baseHeaders(requestId),
+          ...(route.cors === 'any-origin' ? ANY_ORIGIN_HEADERS : {}),
+          ...error.headers,
+        },
+        body: JSON.stringify(body),
       };
     },
   };

@@ -9,6 +9,8 @@ export interface RoutePermissions {
   photos?: 'read' | 'readwrite';
   sendEmail?: boolean;
   internalApiKeys?: boolean;
+  /** Reads the OAuth signing key (the private half: only the token endpoint signs). */
+  oauthSigningKey?: boolean;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface RoutePermissions {
 export interface RouteDefinition {
   operationId: string;
   method: HttpMethod;
-  /** API Gateway / OpenAPI style: /api/v1/businesses/{business_id}/... */
+  /** API Gateway / OpenAPI style: /api/v1/businesses/{business_id}/...; a last `{name+}` is greedy. */
   path: string;
   /** Handler source, relative to the repository root; exports `handler`. */
   handler: string;
@@ -29,6 +31,22 @@ export interface RouteDefinition {
   auth: AuthKind;
   /** 'success' wraps data in SuccessResponse (DESIGN §4); 'bare' returns the resource itself. */
   envelope: 'success' | 'bare';
+  /**
+   * How failures are written: 'envelope' = ErrorResponse (default); 'oauth' = RFC 6749 §5.2
+   * `{error, error_description}` (the authorization server's endpoints); 'http-validation' =
+   * ErrorResponse except 422, which is `HTTPValidationError` `{detail: [...]}` (consent, spec §4.1).
+   */
+  errorFormat?: 'envelope' | 'oauth' | 'http-validation';
+  /** The request body's encoding (default JSON); 'form' = application/x-www-form-urlencoded. */
+  bodyFormat?: 'json' | 'form';
+  /**
+   * 'any-origin': browser clients on any origin may call it (no credentials): responses carry
+   * `access-control-allow-origin: *`, and an OPTIONS preflight on the same path reaches the same
+   * function, which answers it before anything else runs (DESIGN §9).
+   */
+  cors?: 'any-origin';
+  /** The OAuth scope an assistant's access token needs for this operation (edits API, DESIGN §9). */
+  oauthScope?: 'edits:read' | 'edits:write';
   successStatus: 200 | 201 | 204;
   request: {
     params?: z.ZodObject;

@@ -18,7 +18,13 @@ export interface EntitySchemas {
 const cache = new Map<EntityName, EntitySchemas>();
 
 const Actor = z
-  .object({ type: z.enum(['user', 'agent', 'assistant']), id: z.string() })
+  .object({
+    type: z.enum(['user', 'agent', 'assistant']),
+    id: z
+      .string()
+      .meta({ description: "The user's id (for an assistant: the user it acted for), or the agent key id" }),
+    client_id: z.string().optional().meta({ description: "An assistant's OAuth client id" }),
+  })
   .meta({ id: 'Actor', description: 'Who made the last change' });
 
 /** A merge patch may send part of a nested object (`{"address": {"line2": null}}`). */

@@ -27,20 +27,22 @@ import * as z from '#lib/validation/zod.ts';
 const BASE = '/api/v1/edits';
 const common = {
   area: 'edits',
-  auth: 'console',
+  auth: 'edits',
   envelope: 'success',
   permissions: { table: 'readwrite' },
 } as const;
 
 /**
  * The edits API (spec §4.6, DESIGN §6): the surface assistants use to read a business, stage
- * changes, apply them item by item, revert them, and undo entries of the Change History.
+ * changes, apply them item by item, revert them, and undo entries of the Change History. A console
+ * JWT or an assistant's access token (DESIGN §9): reads need `edits:read`, writes `edits:write`.
  */
 export const editsRoutes = {
   openEditSession: {
     ...common,
     operationId: 'openEditSession',
     method: 'POST',
+    oauthScope: 'edits:write',
     path: `${BASE}/sessions`,
     handler: 'functions/edits/open-session.ts',
     summary: 'Open an edit session on a business the caller holds',
@@ -54,6 +56,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'getEditSession',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/sessions/{session_id}`,
     handler: 'functions/edits/get-session.ts',
     summary: 'Read a session and whether it is still open',
@@ -66,6 +69,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'getEditSnapshot',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/sessions/{session_id}/snapshot`,
     handler: 'functions/edits/get-snapshot.ts',
     summary: 'Everything the business has: the profile in full, other records trimmed',
@@ -78,6 +82,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'getEditRecord',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/sessions/{session_id}/records/{entity}/{record_id}`,
     handler: 'functions/edits/get-record.ts',
     summary: "One record in full with its version (the profile's record_id is 'profile')",
@@ -90,6 +95,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'listClaims',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/claims`,
     handler: 'functions/edits/list-claims.ts',
     summary: 'The businesses the caller holds, with its role',
@@ -103,6 +109,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'getEditBusiness',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/businesses/{business_id}`,
     handler: 'functions/edits/get-business.ts',
     summary: 'A business the caller holds: name, role and record counts',
@@ -115,6 +122,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'listChangeLog',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/businesses/{business_id}/change-log`,
     handler: 'functions/edits/list-change-log.ts',
     summary: "The business's Change History, newest first",
@@ -127,6 +135,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'stageChangeset',
     method: 'POST',
+    oauthScope: 'edits:write',
     path: `${BASE}/sessions/{session_id}/changesets`,
     handler: 'functions/edits/stage-changeset.ts',
     summary: 'Check proposed changes and stage them as one changeset (all or nothing)',
@@ -145,6 +154,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'getChangeset',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/changesets/{changeset_id}`,
     handler: 'functions/edits/get-changeset.ts',
     summary: 'A changeset and its items',
@@ -157,6 +167,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'applyChangeset',
     method: 'POST',
+    oauthScope: 'edits:write',
     path: `${BASE}/changesets/{changeset_id}/apply`,
     handler: 'functions/edits/apply-changeset.ts',
     summary: 'Apply the ticked items, each only if what it changes has not moved since staging',
@@ -170,6 +181,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'discardChangeset',
     method: 'POST',
+    oauthScope: 'edits:write',
     path: `${BASE}/changesets/{changeset_id}/discard`,
     handler: 'functions/edits/discard-changeset.ts',
     summary: 'Drop a staged changeset',
@@ -182,6 +194,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'tickChangesetItem',
     method: 'PATCH',
+    oauthScope: 'edits:write',
     path: `${BASE}/changesets/{changeset_id}/items/{item_id}`,
     handler: 'functions/edits/tick-changeset-item.ts',
     summary: 'Tick or untick one item of a staged changeset',
@@ -195,6 +208,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'revertChangeset',
     method: 'POST',
+    oauthScope: 'edits:write',
     path: `${BASE}/changesets/{changeset_id}/revert`,
     handler: 'functions/edits/revert-changeset.ts',
     summary: 'Undo an applied changeset wherever nothing changed since',
@@ -208,6 +222,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'undoChange',
     method: 'POST',
+    oauthScope: 'edits:write',
     path: `${BASE}/businesses/{business_id}/change-log/{entry_id}/undo`,
     handler: 'functions/edits/undo-change.ts',
     summary: 'Undo one Change History entry if what it wrote still stands',
@@ -220,6 +235,7 @@ export const editsRoutes = {
     ...common,
     operationId: 'listChangesets',
     method: 'GET',
+    oauthScope: 'edits:read',
     path: `${BASE}/businesses/{business_id}/changesets`,
     handler: 'functions/edits/list-changesets.ts',
     summary: "The business's changesets, newest first",

@@ -2,7 +2,9 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 import { adminRoutes } from '#lib/routes/admin.ts';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
+import { consentRoutes } from '#lib/routes/consent.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
+import { oauthRoutes } from '#lib/routes/oauth.ts';
 
 /**
  * Every operation of the service. CDK (infra/api-stack.ts), the local harness, the invoke CLI and
@@ -13,6 +15,8 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(adminRoutes),
   ...Object.values(agentRoutes),
   ...Object.values(editsRoutes),
+  ...Object.values(consentRoutes),
+  ...Object.values(oauthRoutes),
 ];
 
 export function findRoute(operationId: string): RouteDefinition | undefined {

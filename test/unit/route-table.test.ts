@@ -25,18 +25,20 @@ describe('route table', () => {
     for (const route of routeTable) expect(route.handler.startsWith(`functions/${route.area}/`)).toBe(true);
   });
 
-  it('has unique operation ids and unique method + path pairs under /api/v1/', () => {
+  it('has unique operation ids and unique method + path pairs under /api/v1/ (OAuth: its own paths)', () => {
     const ids = routeTable.map((route) => route.operationId);
     const keys = routeTable.map((route) => `${route.method} ${route.path}`);
 
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(keys).size).toBe(keys.length);
-    for (const route of routeTable) expect(route.path).toMatch(/^\/api\/v1\//);
+    for (const route of routeTable) {
+      expect(route.path).toMatch(route.area === 'oauth' ? /^\/(\.well-known|oauth)\// : /^\/api\/v1\//);
+    }
   });
 
   it('declares a schema for every path parameter', () => {
     for (const route of routeTable) {
-      const templated = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+      const templated = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1]).sort();
       const declared = Object.keys(route.request.params?.shape ?? {}).sort();
       expect(declared, route.operationId).toEqual(templated);
     }

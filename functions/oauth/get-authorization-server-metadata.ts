@@ -1,0 +1,9 @@
+import { publicAccess } from '#lib/auth/public-access.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { authorizationServerMetadata } from '#lib/oauth/metadata.ts';
+import { oauthRoutes } from '#lib/routes/oauth.ts';
+
+export const handler = httpHandler(oauthRoutes.getAuthorizationServerMetadata, publicAccess, async () => ({
+  data: authorizationServerMetadata(),
+  headers: { 'cache-control': 'public, max-age=3600' },
+}));

@@ -1,0 +1,9 @@
+import { publicAccess } from '#lib/auth/public-access.ts';
+import { httpHandler } from '#lib/http/pipeline.ts';
+import { revokeToken } from '#lib/oauth/tokens.ts';
+import { oauthRoutes } from '#lib/routes/oauth.ts';
+
+export const handler = httpHandler(oauthRoutes.revokeOAuthToken, publicAccess, async ({ body }) => {
+  await revokeToken(body.token, body.client_id);
+  return { raw: { statusCode: 200 } };
+});

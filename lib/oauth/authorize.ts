@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredEnv } from '#lib/config/env.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import type { OAuthClient } from '#lib/oauth/clients.ts';
+import { resolveClient } from '#lib/oauth/clients.ts';
+import { redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
+import {
+  CONSENT_REQUEST_SECONDS,
+  canonicalResource,
+  DEFAULT_SCOPES,
+  issuer,
+  resources,
+  type Scope,
+  SUPPORTED_SCOPES,
+} from '#lib/oauth/settings.ts';
+
+/**
+ * GET /oauth/authorize (DESIGN §9). The client and its redirect URI are judged first: until both
+ * are trusted nothing is sent anywhere, and a failure is an error page. After that every failure
+ * goes back to the client as an RFC 6749 §4.1.2.1 error redirect carrying `state` and `iss`.
+ * Success stores a pending consent request (10 minutes) and sends the browser to the console.
+ */
+export type AuthorizeOutcome =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'error-page'; message: string };
+
+export interface AuthorizeParams {
+  response_type?: string | undefined;
+  client_id?: string | undefined;
+  redirect_uri?: string | undefined;
+  scope?: string | undefined;
+  state?: string | undefined;
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
+  resource?: string | undefined;
+}
+
+/** What a pending consent request holds until the person decides. */
+export interface ConsentRequestItem {
+  id: string;
+  client_id: string;
+  client_name: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  scopes: Scope[];
+  resource: string;
+  status: 'pending' | 'approved' | 'denied';
+  owner_user_id?: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** An S256 challenge is the base64url SHA-256 of the verifier: 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const MAX_CLIENT_ID_LENGTH = 1000;
+const consoleUrl = () => requiredEnv('CONSOLE_URL').replace(/\/+$/, '');
+
+export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutcome> {
+  const { client_id: clientId, redirect_uri: requestedRedirect } = params;
+  if (!clientId) return errorPage('The request names no client_id.');
+  if (clientId.length > MAX_CLIENT_ID_LENGTH) return errorPage('The client_id is too long.');
+  const client = await resolveClient(clientId);
+  if (!client) {
+    return errorPage(
+      'The client is unknown: it is not registered, or its client metadata document could not be used.',
+    );
+  }
+  const redirectUri = chooseRedirectUri(client, requestedRedirect);
+  if (!redirectUri) {
+    return errorPage('The redirect_uri is not one the client registered, so nothing was sent to it.');
+  }
+
+  const back = (error: string, description: string): AuthorizeOutcome => ({
+    kind: 'redirect',
+    location: withParams(redirectUri, { error, error_description: description, state: params.state }),
+  });
+  if (params.response_type !== 'code')
+    return back('unsupported_response_type', 'Only response_type=code is supported');
+  if (!params.code_challenge) return back('invalid_request', 'PKCE is required: send code_challenge (S256)');
+  if (params.code_challenge_method !== 'S256') {
+    return back('invalid_request', 'code_challenge_method must be S256');
+  }
+  if (!S256_CHALLENGE.test(params.code_challenge)) {
+    return back('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)');
+  }
+  const scopes = parseScopes(params.scope);
+  if (typeof scopes === 'string') return back('invalid_scope', `Unsupported scope: ${scopes}`);
+  const resource = params.resource === undefined ? resources().mcp : canonicalResource(params.resource);
+  if (!resource) return back('invalid_target', 'resource must be this service’s /mcp or /api/v1/edits');
+
+  const now = new Date();
+  const request: ConsentRequestItem = {
+    id: randomUUID(),
+    client_id: client.client_id,
+    client_name: client.client_name ?? new URL(redirectUri).host ?? client.client_id,
+    redirect_uri: redirectUri,
+    state: params.state ?? null,
+    code_challenge: params.code_challenge,
+    scopes,
+    resource,
+    status: 'pending',
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + CONSENT_REQUEST_SECONDS * 1000).toISOString(),
+  };
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.oauthConsentRequest(request.id),
+        ...request,
+        // Kept a day past its expiry so that a late decision answers 410, not 404.
+        expires_at_epoch: Math.ceil(now.getTime() / 1000) + CONSENT_REQUEST_SECONDS + 24 * 3600,
+      },
+    }),
+  );
+  return {
+    kind: 'redirect',
+    location: `${consoleUrl()}/oauth/consent?request_id=${encodeURIComponent(request.id)}`,
+  };
+}
+
+/** The registered redirect URI the request means; a client with exactly one may leave it out. */
+function chooseRedirectUri(client: OAuthClient, requested: string | undefined): string | undefined {
+  if (requested === undefined) return client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined;
+  return redirectUriMatches(client.redirect_uris, requested) ? requested : undefined;
+}
+
+/**
+ * Scopes split on any whitespace, de-duplicated; the unknown ones as a string when there are any.
+ * A '+' separates too: it is a form-encoded space that API Gateway leaves undecoded in query
+ * parameters, and none of our scope names contains one.
+ */
+export function parseScopes(scope: string | undefined): Scope[] | string {
+  const asked = [...new Set((scope ?? '').split(/[\s+]+/).filter(Boolean))];
+  if (asked.length === 0) return [...DEFAULT_SCOPES];
+  const unknown = asked.filter((name) => !(SUPPORTED_SCOPES as readonly string[]).includes(name));
+  return unknown.length > 0 ? unknown.join(' ') : (asked as Scope[]);
+}
+
+/** A redirect back to the client: its URI with our parameters added, and always `iss` (RFC 9207). */
+export function withParams(uri: string, params: Record<string, string | null | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries({ ...params, iss: issuer() })) {
+    if (value !== undefined && value !== null) url.searchParams.set(name, value);
+  }
+  return url.toString();
+}
+
+function errorPage(message: string): AuthorizeOutcome {
+  return { kind: 'error-page', message };
+}

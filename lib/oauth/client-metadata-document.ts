@@ -1,0 +1,107 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { SafeFetchError, safeFetch } from '#lib/net/safe-fetch.ts';
+import type { OAuthClient } from '#lib/oauth/clients.ts';
+import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
+import * as z from '#lib/validation/zod.ts';
+
+/**
+ * Client ID Metadata Documents (DESIGN §9): a client_id that is an https URL names a JSON document
+ * describing the client. It is fetched through the SSRF guard (5 KB, HTTP 200 only, no
+ * redirects), must name itself as client_id, and is cached in the table for as long as its cache
+ * headers allow, at most 24 hours. A failure is never cached: the next request fetches again.
+ */
+const MAX_DOCUMENT_BYTES = 5 * 1024;
+const FETCH_TIMEOUT_MS = 3_000;
+const MAX_CACHE_SECONDS = 24 * 60 * 60;
+
+const ClientMetadataDocument = z.object({
+  client_id: z.string(),
+  client_name: z.string().min(1).max(200),
+  redirect_uris: z.array(z.string().max(2000)).min(1).max(10),
+  token_endpoint_auth_method: z.literal('none').optional(),
+});
+
+/** A client_id in URL form; http is only ever fetched for origins the SSRF guard's allow-list names. */
+export const isClientMetadataUrl = (clientId: string) => /^https?:\/\//i.test(clientId);
+
+/** The client the document describes, or undefined (the authorize endpoint's error page says why). */
+export async function fetchClientMetadataDocument(url: string): Promise<OAuthClient | undefined> {
+  const cached = await readCache(url);
+  if (cached) return cached;
+  const fetched = await fetchDocument(url);
+  if (!fetched) return undefined;
+  if (fetched.cacheSeconds > 0) await writeCache(fetched.client, fetched.cacheSeconds);
+  return fetched.client;
+}
+
+async function fetchDocument(url: string) {
+  let response: Awaited<ReturnType<typeof safeFetch>>;
+  try {
+    response = await safeFetch(url, {
+      maxBytes: MAX_DOCUMENT_BYTES,
+      timeoutMs: FETCH_TIMEOUT_MS,
+      accept: 'application/json',
+    });
+  } catch (error) {
+    if (error instanceof SafeFetchError) return undefined;
+    throw error;
+  }
+  if (response.status !== 200) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = ClientMetadataDocument.safeParse(json);
+  if (!parsed.success || parsed.data.client_id !== url) return undefined;
+  if (parsed.data.redirect_uris.some((uri) => redirectUriProblem(uri) !== undefined)) return undefined;
+  const client: OAuthClient = {
+    client_id: url,
+    client_name: parsed.data.client_name,
+    redirect_uris: parsed.data.redirect_uris,
+    source: 'metadata_document',
+  };
+  return { client, cacheSeconds: cacheLifetime(response.headers) };
+}
+
+/** Seconds the response may be reused for (Cache-Control max-age, else Expires), capped at 24 h. */
+export function cacheLifetime(headers: Record<string, string>, now = Date.now()): number {
+  const cacheControl = (headers['cache-control'] ?? '').toLowerCase();
+  if (/\b(no-store|no-cache|private)\b/.test(cacheControl)) return 0;
+  const maxAge = /\bmax-age=(\d+)/.exec(cacheControl)?.[1];
+  let seconds = 0;
+  if (maxAge !== undefined) seconds = Number(maxAge);
+  else if (headers.expires) seconds = Math.floor((Date.parse(headers.expires) - now) / 1000);
+  return Number.isFinite(seconds) ? Math.min(Math.max(seconds, 0), MAX_CACHE_SECONDS) : 0;
+}
+
+async function readCache(url: string): Promise<OAuthClient | undefined> {
+  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: keys.oauthClient(url) }));
+  if (!Item || Item.source !== 'metadata_document' || Number(Item.fresh_until_epoch) * 1000 <= Date.now()) {
+    return undefined;
+  }
+  return {
+    client_id: url,
+    client_name: Item.client_name as string,
+    redirect_uris: Item.redirect_uris as string[],
+    source: 'metadata_document',
+  };
+}
+
+async function writeCache(client: OAuthClient, seconds: number): Promise<void> {
+  const freshUntil = Math.floor(Date.now() / 1000) + seconds;
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.oauthClient(client.client_id),
+        ...client,
+        fresh_until_epoch: freshUntil,
+        expires_at_epoch: freshUntil,
+      },
+    }),
+  );
+}

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys, withoutKeys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
+import { NotFoundError, OAuthError, RateLimitedError } from '#lib/http/errors.ts';
+import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/client-metadata-document.ts';
+import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
+import { SUPPORTED_SCOPES } from '#lib/oauth/settings.ts';
+
+/**
+ * OAuth clients (DESIGN §9). A client is either an https URL whose Client ID Metadata Document
+ * describes it (fetched when needed, see client-metadata-document.ts), or a public client that
+ * registered itself (RFC 7591) or was registered with the oauth-client CLI.
+ */
+export interface OAuthClient {
+  client_id: string;
+  client_name: string | undefined;
+  redirect_uris: string[];
+  source: 'registration' | 'cli' | 'metadata_document';
+}
+
+interface StoredClient extends OAuthClient {
+  created_at: string;
+  revoked_at?: string;
+  scope: string;
+}
+
+/** Registrations one source address may make per minute: far above a client that registers on every connect. */
+export const REGISTRATIONS_PER_MINUTE = 60;
+
+/** The client behind a client_id, or undefined when there is none (or it was revoked). */
+export async function resolveClient(clientId: string): Promise<OAuthClient | undefined> {
+  if (isClientMetadataUrl(clientId)) return fetchClientMetadataDocument(clientId);
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }),
+  );
+  if (!Item || Item.revoked_at || Item.source === 'metadata_document') return undefined;
+  return Item as unknown as StoredClient;
+}
+
+export interface ClientInput {
+  redirect_uris: string[];
+  client_name?: string | undefined;
+  scope?: string | undefined;
+}
+
+/** Dynamic client registration (RFC 7591), rate-limited per source address. */
+export async function registerClient(input: ClientInput, sourceIp: string) {
+  await countRegistration(sourceIp);
+  return createClient(input, 'registration');
+}
+
+/** Register a public client; redirect URIs and scopes are checked against DESIGN §9's rules. */
+export async function createClient(input: ClientInput, source: 'registration' | 'cli') {
+  for (const uri of input.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
+  }
+  const scopes = (input.scope ?? SUPPORTED_SCOPES.join(' ')).split(/\s+/).filter(Boolean);
+  const unknown = scopes.filter((scope) => !(SUPPORTED_SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0) {
+    throw new OAuthError('invalid_client_metadata', `Unsupported scope: ${unknown.join(' ')}`);
+  }
+  const createdAt = new Date();
+  const client: StoredClient = {
+    client_id: randomUUID(),
+    client_name: input.client_name,
+    redirect_uris: [...new Set(input.redirect_uris)],
+    source,
+    scope: scopes.join(' '),
+    created_at: createdAt.toISOString(),
+  };
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.oauthClient(client.client_id),
+        ...keys.oauthClientListing(client.created_at, client.client_id),
+        ...client,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return {
+    client_id: client.client_id,
+    client_id_issued_at: Math.floor(createdAt.getTime() / 1000),
+    ...(client.client_name === undefined ? {} : { client_name: client.client_name }),
+    redirect_uris: client.redirect_uris,
+    token_endpoint_auth_method: 'none' as const,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    scope: client.scope,
+  };
+}
+
+/** Every registered client, oldest first (the CLI's list). */
+export async function listClients(): Promise<StoredClient[]> {
+  const items = await queryAll({
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.oauthClientListing('', '').gsi1pk },
+  });
+  return items.map((item) => withoutKeys(item) as unknown as StoredClient);
+}
+
+/** Revoke a registered client: /oauth/authorize refuses it from now on. */
+export async function revokeClient(clientId: string): Promise<StoredClient> {
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.oauthClient(clientId),
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: 'attribute_exists(pk) AND #source <> :document',
+        ExpressionAttributeNames: { '#source': 'source' },
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':document': 'metadata_document' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as StoredClient;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new NotFoundError(`No client ${clientId}`);
+    throw error;
+  }
+}
+
+/** One counter per source and minute, expiring after two; refuses past REGISTRATIONS_PER_MINUTE. */
+async function countRegistration(sourceIp: string): Promise<void> {
+  const now = Date.now();
+  const minute = Math.floor(now / 60_000);
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.oauthRegistrationWindow(sourceIp, minute),
+        UpdateExpression: 'ADD registrations :one SET expires_at_epoch = :expires',
+        ConditionExpression: 'attribute_not_exists(registrations) OR registrations < :max',
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':max': REGISTRATIONS_PER_MINUTE,
+          ':expires': (minute + 2) * 60,
+        },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) {
+      const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000));
+      throw new RateLimitedError(
+        'Too many client registrations from this address; retry shortly',
+        retryAfter,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,179 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserPrincipal } from '#lib/auth/principal.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
+import { type ConsentRequestItem, withParams } from '#lib/oauth/authorize.ts';
+import { redirectHost } from '#lib/oauth/redirect-uris.ts';
+import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
+
+/**
+ * The three consent operations (spec §4.1, DESIGN §9). The first console user to read or decide a
+ * pending request owns it; to anyone else it does not exist (404). Approving needs the user to
+ * hold at least one business; it answers the client's redirect URI with a single-use 60-second
+ * code, and denying with error=access_denied, both carrying `state` and `iss`.
+ */
+const INELIGIBLE_REASON =
+  'You do not manage any business yet: an assistant could not edit anything for you. Ask an owner to add you as an owner or editor.';
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+export async function readConsentRequest(user: UserPrincipal, requestId: string) {
+  const request = await loadOwnedRequest(user, requestId);
+  const [eligible, consentedBefore] = await Promise.all([
+    holdsAnyBusiness(user.userId),
+    hasConsentedBefore(user.userId, request),
+  ]);
+  return {
+    id: request.id,
+    client_id: request.client_id,
+    client_name: request.client_name,
+    client_host: redirectHost(request.redirect_uri),
+    redirect_uri: request.redirect_uri,
+    scopes: request.scopes.map((name) => ({ name, description: SCOPE_DESCRIPTIONS[name] })),
+    resource: request.resource,
+    expires_at: request.expires_at,
+    status: isExpired(request) ? ('expired' as const) : request.status,
+    eligible,
+    ineligible_reason: eligible ? null : INELIGIBLE_REASON,
+    consented_before: consentedBefore,
+  };
+}
+
+export async function decideConsentRequest(
+  user: UserPrincipal,
+  requestId: string,
+  decision: 'approve' | 'deny',
+): Promise<{ redirect_to: string }> {
+  const request = await loadOwnedRequest(user, requestId);
+  if (request.status !== 'pending') throw new ConflictError(`This request was already ${request.status}`);
+  if (isExpired(request)) throw new GoneError('This request has expired; start again from the assistant');
+  const decided = {
+    Update: {
+      TableName: tableName,
+      Key: keys.oauthConsentRequest(request.id),
+      UpdateExpression: 'SET #status = :decided, decided_at = :now',
+      ConditionExpression: '#status = :pending AND owner_user_id = :user',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':decided': decision === 'approve' ? 'approved' : 'denied',
+        ':pending': 'pending',
+        ':user': user.userId,
+        ':now': new Date().toISOString(),
+      },
+    },
+  };
+
+  if (decision === 'deny') {
+    await writeDecision([decided]);
+    return {
+      redirect_to: withParams(request.redirect_uri, {
+        error: 'access_denied',
+        error_description: 'The user denied the request',
+        state: request.state,
+      }),
+    };
+  }
+
+  if (!(await holdsAnyBusiness(user.userId))) throw new ForbiddenError(INELIGIBLE_REASON);
+  const code = randomBytes(32).toString('base64url');
+  const now = Date.now();
+  await writeDecision([
+    decided,
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.oauthCode(hashSecret(code)),
+          grant_id: randomUUID(),
+          client_id: request.client_id,
+          redirect_uri: request.redirect_uri,
+          code_challenge: request.code_challenge,
+          resource: request.resource,
+          scopes: request.scopes,
+          user_id: user.userId,
+          expires_at: new Date(now + CODE_SECONDS * 1000).toISOString(),
+          // Kept a day so that a second use is recognised as reuse (and revokes what it issued).
+          expires_at_epoch: Math.ceil(now / 1000) + 24 * 3600,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.oauthConsent(user.userId, request.client_id),
+          scopes: request.scopes,
+          approved_at: new Date(now).toISOString(),
+        },
+      },
+    },
+  ]);
+  return { redirect_to: withParams(request.redirect_uri, { code, state: request.state }) };
+}
+
+const isExpired = (request: ConsentRequestItem) => Date.parse(request.expires_at) <= Date.now();
+
+/** The request, claimed for this user if nobody owns it yet; 404 when another user owns it. */
+async function loadOwnedRequest(user: UserPrincipal, requestId: string): Promise<ConsentRequestItem> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.oauthConsentRequest(requestId), ConsistentRead: true }),
+  );
+  const notFound = new NotFoundError(`No consent request ${requestId}`);
+  if (!Item) throw notFound;
+  const request = Item as unknown as ConsentRequestItem;
+  if (request.owner_user_id === user.userId) return request;
+  if (request.owner_user_id !== undefined) throw notFound;
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.oauthConsentRequest(requestId),
+        UpdateExpression: 'SET owner_user_id = :user',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(owner_user_id) OR owner_user_id = :user)',
+        ExpressionAttributeValues: { ':user': user.userId },
+      }),
+    );
+  } catch (error) {
+    // Another user claimed it between our read and this write.
+    if (error instanceof ConditionalCheckFailedException) throw notFound;
+    throw error;
+  }
+  return { ...request, owner_user_id: user.userId };
+}
+
+/** Owners and editors hold a business; an assistant can only act where its user does. */
+async function holdsAnyBusiness(userId: string): Promise<boolean> {
+  const memberships = await queryAll({
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :user',
+    ExpressionAttributeValues: { ':user': keys.memberByUser(userId, '').gsi1pk },
+  });
+  return memberships.some((m) => m.role === 'owner' || m.role === 'editor');
+}
+
+async function hasConsentedBefore(userId: string, request: ConsentRequestItem): Promise<boolean> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.oauthConsent(userId, request.client_id) }),
+  );
+  const approved = new Set((Item?.scopes as string[] | undefined) ?? []);
+  return Item !== undefined && request.scopes.every((scope) => approved.has(scope));
+}
+
+async function writeDecision(
+  items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
+) {
+  try {
+    await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    // A concurrent decision got there first.
+    if (error instanceof TransactionCanceledException)
+      throw new ConflictError('This request was already decided');
+    throw error;
+  }
+}

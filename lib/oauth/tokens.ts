@@ -1,0 +1,304 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { OAuthError } from '#lib/http/errors.ts';
+import { hashSecret } from '#lib/oauth/consent.ts';
+import {
+  ACCESS_TOKEN_SECONDS,
+  canonicalResource,
+  issuer,
+  REFRESH_GRACE_SECONDS,
+  REFRESH_TOKEN_SECONDS,
+} from '#lib/oauth/settings.ts';
+import { signAccessToken } from '#lib/oauth/signing-key.ts';
+
+/**
+ * POST /oauth/token and /oauth/revoke (DESIGN §9).
+ *
+ * A consent approval leaves a code; exchanging it starts a grant (client, user, resource, scopes)
+ * with a first refresh token. Refresh tokens are opaque, stored as SHA-256 hashes, and rotated:
+ * each carries the grant's generation when it was issued. Using a current one moves the grant to
+ * the next generation; one of the generation just replaced still works for 30 s (two concurrent
+ * refreshes both succeed); anything older means a token was copied, and the grant is revoked.
+ * Access tokens are 15-minute JWTs naming their grant (`gid`), so revoking a grant stops them too.
+ */
+interface CodeItem {
+  grant_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scopes: string[];
+  user_id: string;
+  expires_at: string;
+  used_at?: string;
+}
+
+/** What a refresh token carries besides its grant: enough to issue tokens without reading the grant. */
+interface RefreshItem {
+  grant_id: string;
+  generation: number;
+  client_id: string;
+  user_id: string;
+  resource: string;
+  scopes: string[];
+  expires_at_epoch: number;
+}
+
+export interface TokenRequest {
+  grant_type: string;
+  code?: string | undefined;
+  redirect_uri?: string | undefined;
+  code_verifier?: string | undefined;
+  client_id?: string | undefined;
+  refresh_token?: string | undefined;
+  resource?: string | undefined;
+  scope?: string | undefined;
+}
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export async function issueTokens(request: TokenRequest) {
+  if (request.grant_type === 'authorization_code') return exchangeCode(request);
+  if (request.grant_type === 'refresh_token') return refresh(request);
+  throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+}
+
+async function exchangeCode(request: TokenRequest) {
+  const { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } = request;
+  const missing = Object.entries({
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    client_id: clientId,
+  })
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
+  if (missing.length > 0) throw new OAuthError('invalid_request', `Missing ${missing.join(', ')}`);
+  const codeKey = keys.oauthCode(hashSecret(code as string));
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: codeKey, ConsistentRead: true }),
+  );
+  const stored = Item as CodeItem | undefined;
+  if (!stored) throw invalidGrant('The code is not valid');
+  if (stored.used_at) {
+    await revokeGrant(stored.grant_id);
+    throw invalidGrant('The code was already used; everything issued with it is revoked');
+  }
+  if (Date.parse(stored.expires_at) <= Date.now()) throw invalidGrant('The code has expired');
+  if (stored.client_id !== clientId) throw invalidGrant('The code was issued to another client');
+  if (stored.redirect_uri !== redirectUri)
+    throw invalidGrant('redirect_uri differs from the authorization request');
+  if (!pkceMatches(verifier as string, stored.code_challenge))
+    throw invalidGrant('code_verifier does not match');
+  assertSameResource(request.resource, stored.resource);
+
+  const refreshToken = newRefreshToken();
+  const refreshItem: RefreshItem = {
+    grant_id: stored.grant_id,
+    generation: 1,
+    client_id: stored.client_id,
+    user_id: stored.user_id,
+    resource: stored.resource,
+    scopes: stored.scopes,
+    expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS,
+  };
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: codeKey,
+              UpdateExpression: 'SET used_at = :now',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used_at)',
+              ExpressionAttributeValues: { ':now': new Date().toISOString() },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.oauthGrant(stored.grant_id),
+                grant_id: stored.grant_id,
+                client_id: stored.client_id,
+                user_id: stored.user_id,
+                resource: stored.resource,
+                scopes: stored.scopes,
+                generation: 1,
+                rotated_at: new Date().toISOString(),
+                created_at: new Date().toISOString(),
+                expires_at_epoch: refreshItem.expires_at_epoch,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.oauthRefreshToken(hashSecret(refreshToken)), ...refreshItem },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    // A concurrent exchange of the same code won: this is a second use.
+    await revokeGrant(stored.grant_id);
+    throw invalidGrant('The code was already used; everything issued with it is revoked');
+  }
+  return tokenResponse(refreshItem, refreshItem.scopes, refreshToken);
+}
+
+async function refresh(request: TokenRequest) {
+  if (!request.refresh_token) throw new OAuthError('invalid_request', 'Missing refresh_token');
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.oauthRefreshToken(hashSecret(request.refresh_token)),
+      ConsistentRead: true,
+    }),
+  );
+  const token = Item as RefreshItem | undefined;
+  if (!token || token.expires_at_epoch <= nowSeconds()) throw invalidGrant('The refresh token is not valid');
+  if (request.client_id && request.client_id !== token.client_id) {
+    throw invalidGrant('The refresh token was issued to another client');
+  }
+  assertSameResource(request.resource, token.resource);
+  const scopes = narrowedScopes(request.scope, token.scopes);
+
+  const next = newRefreshToken();
+  const nextItem: RefreshItem = { ...token, expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS };
+  const putNext = (generation: number) => ({
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.oauthRefreshToken(hashSecret(next)), ...nextItem, generation },
+    },
+  });
+  const now = new Date();
+  // The usual case: a current token moves the grant to the next generation.
+  const rotated = await transactOrFalse([
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.oauthGrant(token.grant_id),
+        UpdateExpression: 'SET generation = :next, rotated_at = :now, expires_at_epoch = :expires',
+        ConditionExpression: 'generation = :current AND attribute_not_exists(revoked_at)',
+        ExpressionAttributeValues: {
+          ':current': token.generation,
+          ':next': token.generation + 1,
+          ':now': now.toISOString(),
+          ':expires': nextItem.expires_at_epoch,
+        },
+      },
+    },
+    putNext(token.generation + 1),
+  ]);
+  if (rotated) return tokenResponse({ ...nextItem, generation: token.generation + 1 }, scopes, next);
+
+  // Just replaced by a concurrent refresh: still good for the grace period, joining the new generation.
+  const graced = await transactOrFalse([
+    {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.oauthGrant(token.grant_id),
+        ConditionExpression:
+          'generation = :next AND rotated_at > :cutoff AND attribute_not_exists(revoked_at)',
+        ExpressionAttributeValues: {
+          ':next': token.generation + 1,
+          ':cutoff': new Date(now.getTime() - REFRESH_GRACE_SECONDS * 1000).toISOString(),
+        },
+      },
+    },
+    putNext(token.generation + 1),
+  ]);
+  if (graced) return tokenResponse({ ...nextItem, generation: token.generation + 1 }, scopes, next);
+
+  await revokeGrant(token.grant_id);
+  throw invalidGrant('The refresh token is no longer valid (used before, or revoked); sign in again');
+}
+
+/** RFC 7009: revoking a refresh token revokes its grant; an unknown token is not an error. */
+export async function revokeToken(token: string, clientId: string | undefined): Promise<void> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.oauthRefreshToken(hashSecret(token)) }),
+  );
+  if (!Item) return;
+  if (clientId && clientId !== Item.client_id) return;
+  await revokeGrant(String(Item.grant_id));
+}
+
+export async function revokeGrant(grantId: string): Promise<void> {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.oauthGrant(grantId),
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+}
+
+async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken: string) {
+  const scope = scopes.join(' ');
+  const accessToken = await signAccessToken(
+    { client_id: grant.client_id, scope, gid: grant.grant_id },
+    {
+      issuer: issuer(),
+      audience: grant.resource,
+      subject: grant.user_id,
+      expiresInSeconds: ACCESS_TOKEN_SECONDS,
+    },
+  );
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer' as const,
+    expires_in: ACCESS_TOKEN_SECONDS,
+    refresh_token: refreshToken,
+    scope,
+  };
+}
+
+async function transactOrFalse(
+  items: ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems'],
+) {
+  try {
+    await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return false;
+    throw error;
+  }
+}
+
+const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
+
+/** PKCE S256 (RFC 7636 §4.6), compared in constant time. */
+function pkceMatches(verifier: string, challenge: string): boolean {
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
+  const computed = Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
+
+/** `resource` at the token endpoint is optional; when sent it must be the one the grant is for. */
+function assertSameResource(requested: string | undefined, granted: string): void {
+  if (requested === undefined) return;
+  if (canonicalResource(requested) !== granted) {
+    throw new OAuthError('invalid_target', 'resource differs from the one that was authorized');
+  }
+}
+
+/** A refresh may ask for fewer scopes (for that access token), never more. */
+function narrowedScopes(requested: string | undefined, granted: string[]): string[] {
+  if (!requested) return granted;
+  const asked = [...new Set(requested.split(/\s+/).filter(Boolean))];
+  const extra = asked.filter((scope) => !granted.includes(scope));
+  if (extra.length > 0) throw new OAuthError('invalid_scope', `Not granted: ${extra.join(' ')}`);
+  return asked;
+}

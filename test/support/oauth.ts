@@ -1,0 +1,113 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as oauth from 'oauth4webapi';
+import { inject } from 'vitest';
+import { api } from './api.ts';
+
+/**
+ * The OAuth flow as an assistant runs it, with oauth4webapi (a certified, spec-strict client)
+ * doing the protocol; the console user's part (approving on the consent page) goes through the
+ * consent operations, as the console does.
+ */
+export const baseUrl = () => inject('harness').baseUrl;
+/** Our issuer is plain http on loopback locally; oauth4webapi refuses http unless told. */
+export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+export const REDIRECT_URI = 'http://127.0.0.1:43117/callback';
+
+export async function discover(): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(baseUrl());
+  const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure });
+  return oauth.processDiscoveryResponse(issuer, response);
+}
+
+export async function registerClient(
+  metadata: { redirect_uris?: string[]; client_name?: string } = {},
+): Promise<oauth.Client> {
+  const response = await api('POST', '/oauth/register', {
+    json: { client_name: 'Test Assistant', redirect_uris: [REDIRECT_URI], ...metadata },
+  });
+  if (response.status !== 201) throw new Error(`registration failed: ${JSON.stringify(response.body)}`);
+  return { client_id: response.body.client_id, token_endpoint_auth_method: 'none' };
+}
+
+export interface AuthorizeInput {
+  clientId: string;
+  redirectUri?: string;
+  scope?: string;
+  resource?: string;
+  state?: string;
+  verifier?: string;
+  /** Replace or drop (undefined) any query parameter. */
+  params?: Record<string, string | undefined>;
+}
+
+export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+export const newVerifier = () => randomBytes(32).toString('base64url');
+
+/** GET /oauth/authorize without following the redirect. */
+export async function startAuthorization(input: AuthorizeInput) {
+  const verifier = input.verifier ?? newVerifier();
+  const state = input.state ?? randomBytes(8).toString('hex');
+  const params: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: input.clientId,
+    redirect_uri: input.redirectUri ?? REDIRECT_URI,
+    scope: input.scope ?? 'edits:read edits:write',
+    code_challenge: pkceChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    ...(input.resource === undefined ? {} : { resource: input.resource }),
+    ...input.params,
+  };
+  const url = new URL('/oauth/authorize', baseUrl());
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined) url.searchParams.set(name, value);
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location') ?? undefined;
+  const requestId = location ? (new URL(location).searchParams.get('request_id') ?? undefined) : undefined;
+  return { response, location, requestId, verifier, state, body: await response.text() };
+}
+
+/** The whole flow to tokens: register (unless a client is given), authorize, approve, exchange. */
+export async function obtainTokens(options: {
+  userToken: string;
+  scope?: string;
+  resource?: string;
+  client?: oauth.Client;
+}) {
+  const as = await discover();
+  const client = options.client ?? (await registerClient());
+  const started = await startAuthorization({
+    clientId: client.client_id,
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    ...(options.resource === undefined ? {} : { resource: options.resource }),
+  });
+  if (!started.requestId)
+    throw new Error(`authorize did not reach consent: ${started.location ?? started.body}`);
+  const decision = await api('POST', `/api/v1/oauth/requests/${started.requestId}/approve`, {
+    token: options.userToken,
+  });
+  if (decision.status !== 200) throw new Error(`approve failed: ${JSON.stringify(decision.body)}`);
+  const callback = oauth.validateAuthResponse(as, client, new URL(decision.body.redirect_to), started.state);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    callback,
+    REDIRECT_URI,
+    started.verifier,
+    insecure,
+  );
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+  return { as, client, tokens };
+}
+
+/** POST a form to the token endpoint as a raw client would. */
+export async function postForm(path: string, form: Record<string, string>) {
+  const response = await fetch(new URL(path, baseUrl()), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
