@@ -11,7 +11,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        // Synthesizing the CDK app in a hook takes ~10 s alone, more on a busy machine.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], hookTimeout: 60_000 },
       },
       {
         extends: true,

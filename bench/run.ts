@@ -13,6 +13,7 @@ import { sampleEvent } from '../infra/local/sample-event.ts';
 import { buildBundle, type ColdStart, coldStart } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { measureEdits } from './edits-apply.ts';
+import { measureOAuthCalls } from './oauth-calls.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const median = (values: number[]) =>
@@ -81,6 +82,15 @@ try {
       `| ${row.items} | ${row.applyMs.toFixed(0)} | ${row.ratio.toFixed(1)} | ${row.calls} | ${(row.calls / row.items).toFixed(2)} |`,
     );
   }
+
+  const oauthRows = await measureOAuthCalls(harness.info);
+  console.log(
+    '\nOAuth: an assistant connecting (DynamoDB calls as counted by the harness; auth = credential checks)\n',
+  );
+  console.log('| step | status | DynamoDB calls | + auth calls |');
+  console.log('|---|---:|---:|---:|');
+  for (const row of oauthRows)
+    console.log(`| ${row.step} | ${row.status} | ${row.calls} | ${row.authCalls} |`);
 } finally {
   rmSync(workDir, { recursive: true, force: true });
   await harness.stop();

@@ -45,11 +45,20 @@ export class RoutesStack extends Stack {
     super(scope, id, props);
     for (const route of props.routes) {
       const { function: fn } = new ServiceFunction(this, route.operationId, route, props.config);
+      const integration = new HttpLambdaIntegration(`${route.operationId}Integration`, fn);
       new apigw.HttpRoute(this, `${route.operationId}Route`, {
         httpApi: props.httpApi,
         routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration(`${route.operationId}Integration`, fn),
+        integration,
       });
+      // Browser clients on any origin: their preflight reaches the same function (DESIGN §9).
+      if (route.cors === 'any-origin') {
+        new apigw.HttpRoute(this, `${route.operationId}Preflight`, {
+          httpApi: props.httpApi,
+          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod.OPTIONS),
+          integration,
+        });
+      }
     }
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-APIG4',

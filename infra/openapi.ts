@@ -44,6 +44,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body too large',
   415: 'Unsupported media type',
   422: 'Validation error',
+  429: 'Too many requests; retry after the retry-after header',
   500: 'Internal server error',
   503: 'A dependency is unavailable; retry after the retry-after header',
 };
@@ -86,6 +87,21 @@ const SECURITY_SCHEMES: Record<
   },
 };
 
+const OAuthErrorResponse = z
+  .object({ error: z.string(), error_description: z.string().optional() })
+  .meta({ id: 'OAuthErrorResponse', description: 'RFC 6749 §5.2 error' });
+
+const HTTPValidationError = z
+  .object({ detail: z.array(ValidationIssue) })
+  .meta({ id: 'HTTPValidationError', description: 'The consent operations answer a 422 with this' });
+
+/** The error body a route answers with at a status (see RouteDefinition.errorFormat). */
+function errorSchema(route: RouteDefinition, status: number): z.ZodType {
+  if (route.errorFormat === 'oauth') return OAuthErrorResponse;
+  if (route.errorFormat === 'http-validation' && status === 422) return HTTPValidationError;
+  return ErrorResponse;
+}
+
 function responseSchema(route: RouteDefinition): z.ZodType {
   if (route.envelope === 'bare') return route.response ?? z.null();
   return z.object({
@@ -95,6 +111,9 @@ function responseSchema(route: RouteDefinition): z.ZodType {
     meta: z.record(z.string(), z.unknown()).optional(),
   });
 }
+
+/** An API Gateway path in OpenAPI's form: a greedy `{proxy+}` is written `{proxy}`. */
+export const openApiPath = (path: string) => path.replace(/\{(\w+)\+\}/g, '{$1}');
 
 /** Who may call a route: the edits API takes a console JWT or an assistant token with its scope. */
 function securityOf(route: RouteDefinition): Record<string, string[]>[] {
@@ -115,7 +134,10 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
     registry.registerComponent('securitySchemes', name, scheme);
   }
   for (const route of routes) {
-    const errorStatuses = new Set([401, 422, 500, 503, ...route.errors]);
+    const errorStatuses = new Set([500, 503, ...route.errors]);
+    if (route.auth !== 'none') errorStatuses.add(401);
+    // OAuth endpoints answer a malformed request with a 400 invalid_request, never a 422.
+    if (route.errorFormat !== 'oauth') errorStatuses.add(422);
     if (route.request.body) {
       errorStatuses.add(400).add(413).add(415);
     }
@@ -126,16 +148,26 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
     responses[String(route.successStatus)] =
       route.successStatus === 204
         ? { description: 'No content' }
-        : { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } };
+        : route.response
+          ? { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } }
+          : { description: 'Success, no body' };
+    if (route.operationId === 'authorizeOAuthClient') {
+      responses['302'] = { description: 'To the console consent page, or an error redirect to the client' };
+      responses['400'] = {
+        description: 'The client or redirect URI cannot be trusted: an HTML page, no redirect',
+        content: { 'text/html': { schema: z.string() } },
+      };
+      errorStatuses.delete(400);
+    }
     for (const status of [...errorStatuses].sort()) {
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-        content: { 'application/json': { schema: ErrorResponse } },
+        content: { 'application/json': { schema: errorSchema(route, status) } },
       };
     }
     registry.registerPath({
       method: route.method.toLowerCase() as 'get',
-      path: route.path,
+      path: openApiPath(route.path),
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
@@ -150,7 +182,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
               body: {
                 required: true,
                 content: {
-                  'application/json': {
+                  [route.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: {
                     schema: route.request.body,
                     ...(route.example === undefined ? {} : { example: route.example }),
                   },

@@ -38,6 +38,8 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     stateful,
     sesSender: context('sesSender') ?? 'no-reply@example.com',
     consoleUrl: context('consoleUrl') ?? 'https://console.example.com',
+    // The OAuth issuer must be the URL clients use: a custom domain when there is one.
+    publicUrl: (context('publicUrl') ?? api.httpApi.apiEndpoint).replace(/\/+$/, ''),
   };
 
   const areas = [...new Set(routes.map((route) => route.area))];

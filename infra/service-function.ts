@@ -28,6 +28,8 @@ export interface ServiceConfig {
   stateful: StatefulStack;
   sesSender: string;
   consoleUrl: string;
+  /** The service's public base URL: the OAuth issuer (context `publicUrl`, else the API's URL). */
+  publicUrl: string;
 }
 
 /**
@@ -45,18 +47,23 @@ export class ServiceFunction extends Construct {
       POWERTOOLS_SERVICE_NAME: 'business-platform',
       NODE_OPTIONS: '--enable-source-maps',
     };
-    if (route.auth === 'console') {
+    if (route.auth === 'console' || route.auth === 'edits') {
       environment.JWT_ISSUER = stateful.consoleIssuer.issuer;
       environment.JWT_AUDIENCE = stateful.consoleIssuer.audience;
+    }
+    if (route.auth === 'edits' || route.area === 'oauth' || route.area === 'consent') {
+      environment.OAUTH_ISSUER = config.publicUrl;
+    }
+    if (route.permissions.oauthSigningKey) {
+      environment.OAUTH_SIGNING_KEY_SECRET_ID = stateful.oauthSigningKey.secretArn;
     }
     if (route.auth === 'internal' || route.permissions.internalApiKeys) {
       environment.INTERNAL_API_KEYS_SECRET_ID = stateful.internalApiKeys.secretArn;
     }
     if (route.permissions.photos) environment.PHOTOS_BUCKET = stateful.photosBucket.bucketName;
-    if (route.permissions.sendEmail) {
-      environment.SES_SENDER = config.sesSender;
-      environment.CONSOLE_URL = config.consoleUrl;
-    }
+    if (route.permissions.sendEmail) environment.SES_SENDER = config.sesSender;
+    // Links into the console: invite e-mails, and /oauth/authorize's redirect to the consent page.
+    if (route.permissions.sendEmail || route.area === 'oauth') environment.CONSOLE_URL = config.consoleUrl;
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: logs.RetentionDays.ONE_MONTH,
@@ -111,6 +118,8 @@ export class ServiceFunction extends Construct {
     if (route.permissions.photos === 'readwrite') stateful.photosBucket.grantReadWrite(role);
     if (route.auth === 'internal' || route.permissions.internalApiKeys)
       stateful.internalApiKeys.grantRead(role);
+    if (route.permissions.oauthSigningKey) stateful.oauthSigningKey.grantRead(role);
+    if (route.permissions.oauthSigningKey === 'readwrite') stateful.oauthSigningKey.grantWrite(role);
     if (route.permissions.sendEmail) {
       const domain = config.sesSender.split('@')[1] ?? config.sesSender;
       role.addToPolicy(

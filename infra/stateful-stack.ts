@@ -26,6 +26,8 @@ export class StatefulStack extends Stack {
   readonly table: dynamodb.TableV2;
   readonly photosBucket: s3.Bucket;
   readonly internalApiKeys: secretsmanager.Secret;
+  /** ES256 key of the OAuth server; created empty, filled by the token endpoint on first use. */
+  readonly oauthSigningKey: secretsmanager.Secret;
   readonly consoleIssuer: ConsoleIssuer;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
@@ -75,6 +77,18 @@ export class StatefulStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'Rotation is an operator step with two live keys (current, previous) so callers can switch without downtime; no rotation Lambda can update the media service.',
+    });
+
+    this.oauthSigningKey = new secretsmanager.Secret(this, 'OAuthSigningKey', {
+      description:
+        'Access-token signing key of the OAuth server: {"current": <private JWK>, "previous"?: <private JWK>}',
+      secretObjectValue: {},
+      removalPolicy,
+    });
+    Validations.of(this.oauthSigningKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating a signing key means publishing the new key before signing with it (current/previous in the secret); an operator step, not a rotation Lambda.',
     });
 
     if (props.externalIssuer) {

@@ -12,20 +12,26 @@ import { buildHttpApiEvent } from './http-api-event.ts';
 export function sampleEvent(route: RouteDefinition, credentials?: LocalCredentials): APIGatewayProxyEventV2 {
   const business = credentials?.businesses[0];
   const pathParameters: Record<string, string> = {};
-  const path = route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
+  const path = route.path.replace(/\{(\w+)\+?\}/g, (_whole, name: string) => {
     const value = name === 'business_id' && business ? business.id : randomUUID();
     pathParameters[name] = value;
     return value;
   });
   const rawHeaders = ['host', '127.0.0.1:3000', 'user-agent', 'bps-sample-event'];
-  if (route.auth === 'console')
+  if (route.auth === 'console' || route.auth === 'edits')
     rawHeaders.push('authorization', `Bearer ${business?.tokens.owner ?? '<console JWT>'}`);
   if (route.auth === 'agent')
     rawHeaders.push('authorization', `Bearer ${credentials?.agent_key ?? '<agk_ key>'}`);
   if (route.auth === 'internal')
     rawHeaders.push('x-internal-api-key', credentials?.internal_api_key ?? '<key>');
-  const body = route.request.body ? Buffer.from(JSON.stringify(route.example ?? {})) : Buffer.alloc(0);
-  if (route.request.body) rawHeaders.push('content-type', 'application/json');
+  const form = route.bodyFormat === 'form';
+  const example = (route.example ?? {}) as Record<string, string>;
+  const body = route.request.body
+    ? Buffer.from(form ? new URLSearchParams(example).toString() : JSON.stringify(example))
+    : Buffer.alloc(0);
+  if (route.request.body) {
+    rawHeaders.push('content-type', form ? 'application/x-www-form-urlencoded' : 'application/json');
+  }
   return buildHttpApiEvent(
     { method: route.method, url: path, rawHeaders, body, sourceIp: '127.0.0.1' },
     { route, pathParameters },

@@ -9,8 +9,11 @@ export interface RoutePermissions {
   photos?: 'read' | 'readwrite';
   sendEmail?: boolean;
   internalApiKeys?: boolean;
-  /** Reads the OAuth signing key (the private half: only the token endpoint signs). */
-  oauthSigningKey?: boolean;
+  /**
+   * The OAuth signing key secret: 'read' publishes its public half (JWKS); 'readwrite' signs
+   * tokens and may create the first key (the token endpoint only).
+   */
+  oauthSigningKey?: 'read' | 'readwrite';
 }
 
 /**

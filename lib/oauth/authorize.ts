@@ -9,11 +9,10 @@ import { redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
 import {
   CONSENT_REQUEST_SECONDS,
   canonicalResource,
-  DEFAULT_SCOPES,
   issuer,
+  parseScopes,
   resources,
   type Scope,
-  SUPPORTED_SCOPES,
 } from '#lib/oauth/settings.ts';
 
 /**
@@ -126,18 +125,6 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
 function chooseRedirectUri(client: OAuthClient, requested: string | undefined): string | undefined {
   if (requested === undefined) return client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined;
   return redirectUriMatches(client.redirect_uris, requested) ? requested : undefined;
-}
-
-/**
- * Scopes split on any whitespace, de-duplicated; the unknown ones as a string when there are any.
- * A '+' separates too: it is a form-encoded space that API Gateway leaves undecoded in query
- * parameters, and none of our scope names contains one.
- */
-export function parseScopes(scope: string | undefined): Scope[] | string {
-  const asked = [...new Set((scope ?? '').split(/[\s+]+/).filter(Boolean))];
-  if (asked.length === 0) return [...DEFAULT_SCOPES];
-  const unknown = asked.filter((name) => !(SUPPORTED_SCOPES as readonly string[]).includes(name));
-  return unknown.length > 0 ? unknown.join(' ') : (asked as Scope[]);
 }
 
 /** A redirect back to the client: its URI with our parameters added, and always `iss` (RFC 9207). */

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { cacheLifetime } from '#lib/net/cache-lifetime.ts';
 import { SafeFetchError, safeFetch } from '#lib/net/safe-fetch.ts';
 import type { OAuthClient } from '#lib/oauth/clients.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
@@ -64,18 +65,7 @@ async function fetchDocument(url: string) {
     redirect_uris: parsed.data.redirect_uris,
     source: 'metadata_document',
   };
-  return { client, cacheSeconds: cacheLifetime(response.headers) };
-}
-
-/** Seconds the response may be reused for (Cache-Control max-age, else Expires), capped at 24 h. */
-export function cacheLifetime(headers: Record<string, string>, now = Date.now()): number {
-  const cacheControl = (headers['cache-control'] ?? '').toLowerCase();
-  if (/\b(no-store|no-cache|private)\b/.test(cacheControl)) return 0;
-  const maxAge = /\bmax-age=(\d+)/.exec(cacheControl)?.[1];
-  let seconds = 0;
-  if (maxAge !== undefined) seconds = Number(maxAge);
-  else if (headers.expires) seconds = Math.floor((Date.parse(headers.expires) - now) / 1000);
-  return Number.isFinite(seconds) ? Math.min(Math.max(seconds, 0), MAX_CACHE_SECONDS) : 0;
+  return { client, cacheSeconds: Math.min(cacheLifetime(response.headers), MAX_CACHE_SECONDS) };
 }
 
 async function readCache(url: string): Promise<OAuthClient | undefined> {

@@ -19,6 +19,18 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 
 /** Asked for when a client names no scope. */
 export const DEFAULT_SCOPES: Scope[] = ['edits:read', 'edits:write'];
+/**
+ * Scopes split on any whitespace, de-duplicated; the unknown ones as a string when there are any.
+ * A '+' separates too: it is a form-encoded space that API Gateway leaves undecoded in query
+ * parameters, and none of our scope names contains one.
+ */
+export function parseScopes(scope: string | undefined): Scope[] | string {
+  const asked = [...new Set((scope ?? '').split(/[\s+]+/).filter(Boolean))];
+  if (asked.length === 0) return [...DEFAULT_SCOPES];
+  const unknown = asked.filter((name) => !(SUPPORTED_SCOPES as readonly string[]).includes(name));
+  return unknown.length > 0 ? unknown.join(' ') : (asked as Scope[]);
+}
+
 /** What a protected resource advertises and asks for in its 401 challenge. */
 export const RESOURCE_SCOPES = ['edits:read', 'edits:write'] as const;
 

@@ -173,13 +173,18 @@ async function refresh(request: TokenRequest) {
   const scopes = narrowedScopes(request.scope, token.scopes);
 
   const next = newRefreshToken();
-  const nextItem: RefreshItem = { ...token, expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS };
-  const putNext = (generation: number) => ({
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.oauthRefreshToken(hashSecret(next)), ...nextItem, generation },
-    },
-  });
+  const nextItem: RefreshItem = {
+    grant_id: token.grant_id,
+    generation: token.generation + 1,
+    client_id: token.client_id,
+    user_id: token.user_id,
+    resource: token.resource,
+    scopes: token.scopes,
+    expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS,
+  };
+  const putNext = {
+    Put: { TableName: tableName, Item: { ...keys.oauthRefreshToken(hashSecret(next)), ...nextItem } },
+  };
   const now = new Date();
   // The usual case: a current token moves the grant to the next generation.
   const rotated = await transactOrFalse([
@@ -197,9 +202,9 @@ async function refresh(request: TokenRequest) {
         },
       },
     },
-    putNext(token.generation + 1),
+    putNext,
   ]);
-  if (rotated) return tokenResponse({ ...nextItem, generation: token.generation + 1 }, scopes, next);
+  if (rotated) return tokenResponse(nextItem, scopes, next);
 
   // Just replaced by a concurrent refresh: still good for the grace period, joining the new generation.
   const graced = await transactOrFalse([
@@ -215,9 +220,9 @@ async function refresh(request: TokenRequest) {
         },
       },
     },
-    putNext(token.generation + 1),
+    putNext,
   ]);
-  if (graced) return tokenResponse({ ...nextItem, generation: token.generation + 1 }, scopes, next);
+  if (graced) return tokenResponse(nextItem, scopes, next);
 
   await revokeGrant(token.grant_id);
   throw invalidGrant('The refresh token is no longer valid (used before, or revoked); sign in again');

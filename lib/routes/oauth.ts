@@ -89,7 +89,7 @@ export const oauthRoutes = {
     request: {},
     response: JsonWebKeySet,
     errors: [],
-    permissions: { table: 'read', oauthSigningKey: true },
+    permissions: { table: 'read', oauthSigningKey: 'read' },
   },
   registerOAuthClient: {
     ...publicOAuth,
@@ -141,7 +141,7 @@ export const oauthRoutes = {
     },
     response: TokenResponse,
     errors: [400],
-    permissions: { table: 'readwrite', oauthSigningKey: true },
+    permissions: { table: 'readwrite', oauthSigningKey: 'readwrite' },
     maxBodyBytes: 16 * 1024,
   },
   revokeOAuthToken: {

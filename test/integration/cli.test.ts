@@ -107,6 +107,40 @@ describe('command-line tools', () => {
     expect(listed.map((entry: { email: string }) => entry.email)).toContain(email);
   });
 
+  it('oauth-client creates, lists and revokes clients; a revoked client cannot authorize', async () => {
+    const created = JSON.parse(
+      (
+        await cli('oauth-client', [
+          'create',
+          '--name',
+          'Pre-registered assistant',
+          '--redirect-uri',
+          'http://127.0.0.1:43117/callback',
+        ])
+      ).stdout,
+    );
+    expect(created).toMatchObject({
+      client_name: 'Pre-registered assistant',
+      token_endpoint_auth_method: 'none',
+    });
+    const authorizeUrl = `${harness.baseUrl}/oauth/authorize?response_type=code&client_id=${created.client_id}&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`;
+    expect((await fetch(authorizeUrl, { redirect: 'manual' })).status).toBe(302);
+
+    const listed = JSON.parse((await cli('oauth-client', ['list'])).stdout);
+    expect(listed.map((c: { client_id: string }) => c.client_id)).toContain(created.client_id);
+    const revoked = JSON.parse((await cli('oauth-client', ['revoke', created.client_id])).stdout);
+    expect(revoked.revoked_at).toBeDefined();
+    expect((await fetch(authorizeUrl, { redirect: 'manual' })).status).toBe(400);
+  });
+
+  it('oauth-client refuses a javascript: redirect URI in one line', async () => {
+    await expect(
+      cli('oauth-client', ['create', '--name', 'x', '--redirect-uri', 'javascript:alert(1)']),
+    ).rejects.toMatchObject({
+      stderr: expect.stringMatching(/^error: The javascript: scheme is not allowed/),
+    });
+  });
+
   it('agent-key rejects bad arguments without touching the table', async () => {
     await expect(cli('agent-key', ['create', '--name', 'x', '--businesses', 'nope'])).rejects.toMatchObject({
       stderr: expect.stringContaining('UUIDs'),

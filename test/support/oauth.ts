@@ -111,3 +111,22 @@ export async function postForm(path: string, form: Record<string, string>) {
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
+
+/**
+ * The browser and the console user, once a client has sent them to its authorization URL: follow
+ * it to the consent page (without following the redirect), approve as the user, and return the
+ * consent request's id and the URL the browser is sent back to (the redirect URI with the code).
+ */
+export async function approveAuthorization(authorizationUrl: URL | string, userToken: string) {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  const requestId = location ? new URL(location).searchParams.get('request_id') : null;
+  if (response.status !== 302 || !requestId) {
+    throw new Error(
+      `authorize did not reach consent: ${response.status} ${location ?? (await response.text())}`,
+    );
+  }
+  const decision = await api('POST', `/api/v1/oauth/requests/${requestId}/approve`, { token: userToken });
+  if (decision.status !== 200) throw new Error(`approve failed: ${JSON.stringify(decision.body)}`);
+  return { requestId, callback: new URL(decision.body.redirect_to) };
+}

@@ -50,7 +50,12 @@ describe('CDK app', () => {
       .map((resource) => resource.Properties?.RouteKey)
       .sort();
 
-    expect(routeKeys).toEqual(routeTable.map((route) => `${route.method} ${route.path}`).sort());
+    // Any-origin routes also take their CORS preflight (OPTIONS) on the same path.
+    const expected = routeTable.flatMap((route) => [
+      `${route.method} ${route.path}`,
+      ...(route.cors === 'any-origin' ? [`OPTIONS ${route.path}`] : []),
+    ]);
+    expect(routeKeys).toEqual(expected.sort());
   });
 
   it('keeps every stack under 450 resources', () => {
@@ -120,7 +125,13 @@ describe('CDK app', () => {
       const expected = new Set(['logs', 'dynamodb']);
       if (route.permissions.photos) expected.add('s3');
       if (route.permissions.sendEmail) expected.add('ses');
-      if (route.auth === 'internal' || route.permissions.internalApiKeys) expected.add('secretsmanager');
+      if (
+        route.auth === 'internal' ||
+        route.permissions.internalApiKeys ||
+        route.permissions.oauthSigningKey
+      ) {
+        expected.add('secretsmanager');
+      }
       expect(services, route.operationId).toEqual(expected);
       if (route.permissions.table === 'read') {
         expect(

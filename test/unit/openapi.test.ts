@@ -1,7 +1,7 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '#lib/routes/route-table.ts';
-import { buildOpenApiDocument } from '../../infra/openapi.ts';
+import { buildOpenApiDocument, openApiPath } from '../../infra/openapi.ts';
 
 describe('OpenAPI document', () => {
   it('passes the Redocly linter with its recommended rules', async () => {
@@ -32,7 +32,7 @@ describe('OpenAPI document', () => {
     );
     for (const route of routeTable) {
       expect(operations).toContainEqual({
-        key: `${route.method} ${route.path}`,
+        key: `${route.method} ${openApiPath(route.path)}`,
         operationId: route.operationId,
       });
     }
