@@ -119,6 +119,7 @@ function layout(name: string, title: string, main: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)} · Business Platform dev console</title>
 <style>${style}</style>
 </head>

@@ -179,7 +179,9 @@ describe('dev console: platform admin invite', () => {
 async function startRedirectTarget() {
   const received: URLSearchParams[] = [];
   const server = createServer((request, response) => {
-    received.push(new URL(request.url ?? '/', 'http://127.0.0.1').searchParams);
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    // Only the redirect counts; the browser also asks for /favicon.ico.
+    if (url.pathname === '/callback') received.push(url.searchParams);
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end('<!doctype html><title>Test Assistant</title><p>You can close this tab.</p>');
   });
