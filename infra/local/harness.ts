@@ -7,6 +7,7 @@ import { countDynamoUsage } from '#lib/db/call-counter.ts';
 import { generateSigningKeys } from '#lib/oauth/signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
+import { type DevConsole, handleConsoleRequest, isConsolePath, localConsoleUrl } from './dev-console.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer } from './dev-issuer.ts';
 import {
   ensureTable,
@@ -29,7 +30,6 @@ import type { SeedRecord } from './seed.ts';
 export const LOCAL_TABLE_NAME = 'business-platform-local';
 export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
 export const LOCAL_SES_SENDER = 'no-reply@business-platform.local';
-export const LOCAL_CONSOLE_URL = 'http://localhost:5173';
 const ISSUER_PATH = '/local-issuer';
 export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
 export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
@@ -133,7 +133,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
       INTERNAL_API_KEYS: secrets.internal_api_key,
       SES_SENDER: LOCAL_SES_SENDER,
-      CONSOLE_URL: LOCAL_CONSOLE_URL,
+      CONSOLE_URL: localConsoleUrl(baseUrl),
       // The authorization server's issuer is the public base URL; locally, the harness's.
       OAUTH_ISSUER: baseUrl,
       OAUTH_SIGNING_KEY: readFileSync(oauthKeyFile, 'utf8'),
@@ -175,9 +175,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     writeFileSync(runtimeFile, JSON.stringify({ baseUrl, env }, null, 2), { mode: 0o600 });
 
     const openApi = JSON.stringify(buildOpenApiDocument(routeTable, baseUrl));
+    const jwks = JSON.stringify(issuer.jwks);
+    const site: Site = { rootDir: options.rootDir, openApi, jwks, baseUrl, devConsole: { issuer, seed } };
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const startedAt = Date.now();
-      handle(request, { rootDir: options.rootDir, openApi, jwks: JSON.stringify(issuer.jwks), baseUrl })
+      handle(request, site)
         .then((result) => send(response, result))
         .catch((error: unknown) => {
           console.error('[harness] request failed', error);
@@ -228,6 +230,7 @@ interface Site {
   openApi: string;
   jwks: string;
   baseUrl: string;
+  devConsole: DevConsole;
 }
 
 const require = createRequire(import.meta.url);
@@ -249,6 +252,12 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
   const url = request.url ?? '/';
   const path = url.split('?')[0] ?? '/';
   const method = request.method ?? 'GET';
+  if (isConsolePath(path)) {
+    return handleConsoleRequest(
+      { method, path, contentType: request.headers['content-type'], body },
+      site.devConsole,
+    );
+  }
 
   if (method === 'GET') {
     if (path === '/openapi.json') return json(site.openApi);

@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { localConsoleUrl } from './dev-console.ts';
 import { HarnessStartError } from './emulators.ts';
 import { type RunningHarness, startHarness } from './harness.ts';
 import { ROOT_DIR, STATE_DIR } from './paths.ts';
@@ -68,6 +69,7 @@ if (harness && values['ready-json']) {
   console.log(`
 Business Platform Service is running at ${baseUrl}
   API docs        ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)
+  Dev console     ${localConsoleUrl(baseUrl)}/   (where invite and consent links lead; local sign-in)
   Sent e-mails    ${credentials.ses_web_url}
   Credentials     ${credentialsFile}
   Data            ${stateDir}   (npm run reset wipes it)
