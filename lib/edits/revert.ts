@@ -14,7 +14,6 @@ import { useSession } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import {
-  type Actor,
   applyGuardedChange,
   type Decision,
   type RecordView,

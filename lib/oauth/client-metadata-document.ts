@@ -70,7 +70,7 @@ async function fetchDocument(url: string) {
 
 async function readCache(url: string): Promise<OAuthClient | undefined> {
   const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: keys.oauthClient(url) }));
-  if (!Item || Item.source !== 'metadata_document' || Number(Item.fresh_until_epoch) * 1000 <= Date.now()) {
+  if (Item?.source !== 'metadata_document' || Number(Item.fresh_until_epoch) * 1000 <= Date.now()) {
     return undefined;
   }
   return {

@@ -160,6 +160,17 @@ describe('Client ID Metadata Documents', () => {
     });
   });
 
+  it('fetches a document over https (certificate checked), as client ids are in production', async () => {
+    const path = `/clients/${randomUUID()}.json`;
+    const clientId = `${inject('documentHostHttps')}${path}`;
+    await scriptDocument(host(), path, { status: 200, body: document(clientId) });
+
+    const started = await startAuthorization({ clientId });
+
+    expect(started.response.status).toBe(302);
+    expect(await documentHits(host(), path)).toBe(1);
+  });
+
   it('never caches a failure: a fixed document works on the next try', async () => {
     const path = `/clients/${randomUUID()}.json`;
     const clientId = `${host()}${path}`;

@@ -4,7 +4,6 @@ import {
   extractWWWAuthenticateParams,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -29,6 +28,7 @@ const REDIRECT_URL = 'http://127.0.0.1:43118/callback';
 const CLIENT_NAME = 'MCP SDK test client';
 const editsResource = () => `${baseUrl()}/api/v1/edits`;
 const host = () => inject('documentHost');
+const httpsHost = () => inject('documentHostHttps');
 
 /** What an assistant keeps for one server, in memory; the browser is only recorded. */
 class MemoryProvider implements OAuthClientProvider {
@@ -254,51 +254,17 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
 });
 
 describe('the MCP TypeScript SDK with a Client ID Metadata Document', () => {
-  it('presents its clientMetadataUrl as client_id instead of registering, as our metadata allows', async () => {
-    // Prepare: a document URL the SDK accepts (https). Our server could not fetch this one, so the
-    // test stops at the authorization URL; the next test follows a document through.
-    const clientMetadataUrl = `https://assistant.example/oauth/${randomUUID()}.json`;
-    const provider = new MemoryProvider({ clientMetadataUrl });
-    const { fetchFn, named } = recordingFetch();
-
-    // Act: discovery from the resource URL alone (path-aware RFC 9728, then RFC 8414).
-    const started = await auth(provider, { serverUrl: editsResource(), fetchFn });
-
-    // Assess
-    expect(started).toBe('REDIRECT');
-    expect(named('GET', '/.well-known/oauth-protected-resource/api/v1/edits')).toHaveLength(1);
-    expect(named('GET', '/.well-known/oauth-authorization-server')).toHaveLength(1);
-    expect(named('POST', '/oauth/register')).toEqual([]);
-    expect(provider.savedClientInformation).toEqual([{ client_id: clientMetadataUrl, issuer: baseUrl() }]);
-    expect(provider.authorizationUrls[0]?.searchParams.get('client_id')).toBe(clientMetadataUrl);
-    expect(provider.authorizationUrls[0]?.searchParams.get('resource')).toBe(editsResource());
-  });
-
-  it('refuses an http clientMetadataUrl itself (SDK rule), so a local document cannot go that way', async () => {
-    // The SDK checks clientMetadataUrl with isHttpsUrl() and throws, with no option to relax it;
-    // the test document host is plain http on loopback. Should this start passing, the SDK has
-    // relaxed the rule and the next test can use clientMetadataUrl too.
-    const provider = new MemoryProvider({ clientMetadataUrl: `${host()}/clients/${randomUUID()}.json` });
-    const { fetchFn, named } = recordingFetch();
-
-    await expect(auth(provider, { serverUrl: editsResource(), fetchFn })).rejects.toThrow(
-      InvalidClientMetadataError,
-    );
-    expect(named('POST', '/oauth/register')).toEqual([]);
-    expect(provider.authorizationUrls).toEqual([]);
-  });
-
-  it('completes the flow with a document-URL client_id: our server fetches the document, nothing registers', async () => {
-    // Prepare: the client's document on the document host, and an assistant that already knows
-    // its URL client_id (the SDK's clientMetadataUrl path stores exactly this before authorizing).
+  it('presents its https clientMetadataUrl as client_id instead of registering; our server fetches it; the flow completes', async () => {
+    // Prepare: the client's document at an https URL (the SDK takes no other), on the document
+    // host, which the harness trusts and its SSRF guard may reach.
     const tenant = await arrangeTenant();
     const path = `/clients/${randomUUID()}.json`;
-    const clientId = `${host()}${path}`;
+    const clientMetadataUrl = `${httpsHost()}${path}`;
     await scriptDocument(host(), path, {
       status: 200,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' },
       body: JSON.stringify({
-        client_id: clientId,
+        client_id: clientMetadataUrl,
         client_name: CLIENT_NAME,
         redirect_uris: [REDIRECT_URL],
         token_endpoint_auth_method: 'none',
@@ -306,36 +272,49 @@ describe('the MCP TypeScript SDK with a Client ID Metadata Document', () => {
         response_types: ['code'],
       }),
     });
-    const provider = new MemoryProvider({ client: { client_id: clientId } });
+    const provider = new MemoryProvider({ clientMetadataUrl });
     const { fetchFn, named } = recordingFetch();
     const options = { serverUrl: editsResource(), fetchFn };
 
-    // Act
+    // Act: discovery from the resource URL alone (path-aware RFC 9728, then RFC 8414), authorize.
     const started = await auth(provider, options);
+    const discovered = [
+      named('GET', '/.well-known/oauth-protected-resource/api/v1/edits').length,
+      named('GET', '/.well-known/oauth-authorization-server').length,
+    ];
     const authorizationUrl = provider.authorizationUrls[0] as URL;
     const { requestId, callback } = await approveAuthorization(authorizationUrl, tenant.tokens.owner);
     const returned = callbackParams(callback);
     const exchanged = await auth(provider, { ...options, authorizationCode: returned.code as string });
 
-    // Assess: no registration; the consent named the client as its document does.
+    // Assess: the SDK chose the document over registration, as our metadata allows.
     expect(started).toBe('REDIRECT');
-    expect(authorizationUrl.searchParams.get('client_id')).toBe(clientId);
+    expect(discovered).toEqual([1, 1]);
     expect(named('POST', '/oauth/register')).toEqual([]);
-    expect(await documentHits(host(), path)).toBeGreaterThan(0);
+    expect(authorizationUrl.searchParams.get('client_id')).toBe(clientMetadataUrl);
+    expect(authorizationUrl.searchParams.get('resource')).toBe(editsResource());
+    // Our server fetched the document over https and named the client as it says.
+    expect(await documentHits(host(), path)).toBe(1);
     const consent = await api('GET', `/api/v1/oauth/requests/${requestId}`, { token: tenant.tokens.owner });
-    expect(consent.body).toMatchObject({ client_id: clientId, client_name: CLIENT_NAME, status: 'approved' });
+    expect(consent.body).toMatchObject({
+      client_id: clientMetadataUrl,
+      client_name: CLIENT_NAME,
+      status: 'approved',
+    });
     expect(returned).toMatchObject({ iss: baseUrl(), state: provider.states[0] });
 
-    // Assess: tokens for the document client and the edits API; the SDK bound the client to our issuer.
+    // Assess: tokens for the document client and the edits API.
     expect(exchanged).toBe('AUTHORIZED');
     expect(named('POST', '/oauth/token')[0]?.form).toMatchObject({
       grant_type: 'authorization_code',
-      client_id: clientId,
+      client_id: clientMetadataUrl,
       resource: editsResource(),
     });
-    expect(provider.savedClientInformation).toEqual([{ client_id: clientId, issuer: baseUrl() }]);
     const tokens = provider.current;
-    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: editsResource(), client_id: clientId });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({
+      aud: editsResource(),
+      client_id: clientMetadataUrl,
+    });
     const claims = await api('GET', '/api/v1/edits/claims', { token: tokens.access_token });
     expect(claims.status).toBe(200);
     expect(claims.body.data).toEqual([

@@ -1,26 +1,43 @@
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * A loopback web server that plays the client's own website in the OAuth tests: it serves Client
  * ID Metadata Documents (and whatever else a test scripts) at paths the tests configure over HTTP,
- * and counts the requests each path received. It starts before the harness, whose SSRF guard is
- * told to allow exactly this origin (SAFE_FETCH_ALLOW), as production never is.
+ * and counts the requests each path received. It serves the same paths over http and over https
+ * (a self-signed certificate for 127.0.0.1 made with openssl, which the harness is told to trust
+ * through NODE_EXTRA_CA_CERTS), because clients such as the MCP SDK only accept https document
+ * URLs. It starts before the harness, whose SSRF guard is told to allow exactly these two origins
+ * (SAFE_FETCH_ALLOW), as production never is.
  *
- *   PUT /__script/<path>  {status, headers?, body}   what GET /<path> answers from now on
- *   GET /__hits/<path>                               {hits: n}
+ *   PUT /__script/<path>  {status, headers?, body}   what GET /<path> answers from now on (http)
+ *   GET /__hits/<path>                               {hits: n}, over both origins
  */
+export interface DocumentHost {
+  /** http://127.0.0.1:<port>: scripting, and documents. */
+  origin: string;
+  /** https://127.0.0.1:<port>: the same documents. */
+  httpsOrigin: string;
+  /** The certificate authority file that trusts httpsOrigin. */
+  caFile: string;
+  stop(): Promise<void>;
+}
 interface Scripted {
   status: number;
   headers?: Record<string, string>;
   body: string;
 }
 
-export async function startDocumentHost(): Promise<{ origin: string; stop(): Promise<void> }> {
+export async function startDocumentHost(): Promise<DocumentHost> {
   const scripts = new Map<string, Scripted>();
   const hits = new Map<string, number>();
-  const server = createServer(async (request, response) => {
+  const handler: RequestListener = async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     if (request.method === 'PUT' && path.startsWith('/__script/')) {
       scripts.set(path.slice('/__script'.length), JSON.parse(await readAll(request)) as Scripted);
@@ -40,17 +57,53 @@ export async function startDocumentHost(): Promise<{ origin: string; stop(): Pro
     }
     response.writeHead(scripted.status, scripted.headers ?? { 'content-type': 'application/json' });
     response.end(scripted.body);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  };
+  const certDir = mkdtempSync(join(tmpdir(), 'bps-document-host-'));
+  const keyFile = join(certDir, 'key.pem');
+  const caFile = join(certDir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  const http = createServer(handler);
+  const https = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, handler);
+  const listen = async (server: Server) => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return (server.address() as AddressInfo).port;
+  };
+  const close = (server: Server) =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return {
-    origin: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    origin: `http://127.0.0.1:${await listen(http)}`,
+    httpsOrigin: `https://127.0.0.1:${await listen(https)}`,
+    caFile,
+    async stop() {
+      await Promise.all([close(http), close(https)]);
+      rmSync(certDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -7,17 +7,22 @@ declare module 'vitest' {
     harness: HarnessInfo;
     /** Origin of the loopback server that plays OAuth clients' websites (document-host.ts). */
     documentHost: string;
+    /** The same server over https (a certificate the harness trusts). */
+    documentHostHttps: string;
   }
 }
 
 /** One harness (and one set of emulators) for the integration run; each test arranges its own tenant. */
 export default async function setup(project: TestProject) {
   const documentHost = await startDocumentHost();
-  // The harness's SSRF guard may fetch from this one loopback origin, and from nothing else local.
-  process.env.SAFE_FETCH_ALLOW = documentHost.origin;
+  // The harness's SSRF guard may fetch from these two loopback origins, and from nothing else
+  // local; the harness process trusts the https one's certificate.
+  process.env.SAFE_FETCH_ALLOW = `${documentHost.origin},${documentHost.httpsOrigin}`;
+  process.env.NODE_EXTRA_CA_CERTS = documentHost.caFile;
   const harness = await startHarnessProcess();
   project.provide('harness', harness.info);
   project.provide('documentHost', documentHost.origin);
+  project.provide('documentHostHttps', documentHost.httpsOrigin);
   return async () => {
     await harness.stop();
     await documentHost.stop();
