@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
 import { consoleAuth, verifyConsoleToken } from '#lib/auth/console-token.ts';
+import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import {
   type AssistantPrincipal,
   type Authenticator,
@@ -45,10 +46,7 @@ export async function verifyAssistantToken(
       clockTolerance: 5,
     }));
   } catch (error) {
-    if (
-      error instanceof errors.JWKSTimeout ||
-      (error instanceof TypeError && error.message.includes('fetch'))
-    ) {
+    if (isJwksUnreachable(error)) {
       throw new ServiceUnavailableError('The token keys could not be loaded; retry shortly');
     }
     if (error instanceof errors.JWTExpired) throw invalid('The access token has expired');

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import { type Authenticator, bearerToken, type UserPrincipal } from '#lib/auth/principal.ts';
 import { userIdFor } from '#lib/auth/user-id.ts';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
@@ -48,10 +49,7 @@ export async function verifyConsoleToken(token: string): Promise<UserPrincipal> 
       clockTolerance: 5,
     }));
   } catch (error) {
-    if (
-      error instanceof errors.JWKSTimeout ||
-      (error instanceof TypeError && error.message.includes('fetch'))
-    ) {
+    if (isJwksUnreachable(error)) {
       throw new ServiceUnavailableError('The identity provider could not be reached; retry shortly');
     }
     if (error instanceof errors.JWTExpired)

@@ -47,6 +47,29 @@ describe('matchRoute', () => {
     expect(matchRoute(routes, 'GET', '/api/v1/things/')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/api/v1/things/a/b')).toBeUndefined();
   });
+
+  it('lets a last {name+} take the rest of the path, after every more specific route', () => {
+    const wellKnown = [
+      route('GET', '/.well-known/{proxy+}'),
+      route('GET', '/.well-known/oauth-authorization-server'),
+    ];
+
+    expect(matchRoute(wellKnown, 'GET', '/.well-known/oauth-authorization-server')?.route.path).toBe(
+      '/.well-known/oauth-authorization-server',
+    );
+    expect(matchRoute(wellKnown, 'GET', '/.well-known/openid-configuration/x')?.pathParameters).toEqual({
+      proxy: 'openid-configuration/x',
+    });
+    expect(matchRoute(wellKnown, 'GET', '/.well-known/')).toBeUndefined();
+  });
+
+  it('sends OPTIONS to the route of the path only when it answers CORS preflights', () => {
+    const plain = route('POST', '/oauth/token');
+    const cors = { ...plain, cors: 'any-origin' as const };
+
+    expect(matchRoute([plain], 'OPTIONS', '/oauth/token')).toBeUndefined();
+    expect(matchRoute([cors], 'OPTIONS', '/oauth/token')?.route).toBe(cors);
+  });
 });
 
 describe('buildHttpApiEvent (payload format 2.0)', () => {
