@@ -51,11 +51,16 @@ export class RoutesStack extends Stack {
         routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
         integration,
       });
-      // Browser clients on any origin: their preflight reaches the same function (DESIGN §9).
-      if (route.cors === 'any-origin') {
-        new apigw.HttpRoute(this, `${route.operationId}Preflight`, {
+      // Browser clients on any origin: their preflight reaches the same function (DESIGN §9);
+      // so do the methods the function only refuses (405 with allow, rather than API Gateway's 404).
+      const extraMethods = [
+        ...(route.cors === 'any-origin' ? ['OPTIONS' as const] : []),
+        ...(route.rejectsMethods ?? []),
+      ];
+      for (const method of extraMethods) {
+        new apigw.HttpRoute(this, `${route.operationId}${method === 'OPTIONS' ? 'Preflight' : method}`, {
           httpApi: props.httpApi,
-          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod.OPTIONS),
+          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[method]),
           integration,
         });
       }

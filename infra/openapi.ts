@@ -52,7 +52,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 type SecurityScheme = Parameters<OpenAPIRegistry['registerComponent']>[2];
 
 const SECURITY_SCHEMES: Record<
-  Exclude<AuthKind, 'none' | 'edits'> | 'assistant',
+  Exclude<AuthKind, 'none' | 'edits' | 'mcp'> | 'assistant',
   { name: string; scheme: SecurityScheme }
 > = {
   console: {
@@ -118,6 +118,7 @@ export const openApiPath = (path: string) => path.replace(/\{(\w+)\+\}/g, '{$1}'
 /** Who may call a route: the edits API takes a console JWT or an assistant token with its scope. */
 function securityOf(route: RouteDefinition): Record<string, string[]>[] {
   if (route.auth === 'none') return [];
+  if (route.auth === 'mcp') return [{ [SECURITY_SCHEMES.assistant.name]: [] }];
   if (route.auth === 'edits') {
     return [
       { [SECURITY_SCHEMES.console.name]: [] },

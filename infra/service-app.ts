@@ -34,10 +34,16 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
       : {}),
   });
   const api = new HttpApiStack(app, `${prefix}-Api`);
+  const consoleUrl = context('consoleUrl') ?? 'https://console.example.com';
   const config = {
     stateful,
     sesSender: context('sesSender') ?? 'no-reply@example.com',
-    consoleUrl: context('consoleUrl') ?? 'https://console.example.com',
+    consoleUrl,
+    // Browser pages that may call /mcp (DNS-rebinding protection): the console unless told otherwise.
+    mcpAllowedOrigins: (context('mcpAllowedOrigins') ?? new URL(consoleUrl).origin)
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     // The OAuth issuer must be the URL clients use: a custom domain when there is one.
     publicUrl: (context('publicUrl') ?? api.httpApi.apiEndpoint).replace(/\/+$/, ''),
   };

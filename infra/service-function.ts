@@ -30,6 +30,8 @@ export interface ServiceConfig {
   consoleUrl: string;
   /** The service's public base URL: the OAuth issuer (context `publicUrl`, else the API's URL). */
   publicUrl: string;
+  /** Browser origins that may call the tool server (context `mcpAllowedOrigins`). */
+  mcpAllowedOrigins: string[];
 }
 
 /**
@@ -51,9 +53,15 @@ export class ServiceFunction extends Construct {
       environment.JWT_ISSUER = stateful.consoleIssuer.issuer;
       environment.JWT_AUDIENCE = stateful.consoleIssuer.audience;
     }
-    if (route.auth === 'edits' || route.area === 'oauth' || route.area === 'consent') {
+    if (
+      route.auth === 'edits' ||
+      route.auth === 'mcp' ||
+      route.area === 'oauth' ||
+      route.area === 'consent'
+    ) {
       environment.OAUTH_ISSUER = config.publicUrl;
     }
+    if (route.auth === 'mcp') environment.MCP_ALLOWED_ORIGINS = config.mcpAllowedOrigins.join(',');
     if (route.permissions.oauthSigningKey) {
       environment.OAUTH_SIGNING_KEY_SECRET_ID = stateful.oauthSigningKey.secretArn;
     }

@@ -1,10 +1,8 @@
 import { editsAuth } from '#lib/auth/assistant-token.ts';
-import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import { undoChange } from '#lib/edits/undo.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(editsRoutes.undoChange, editsAuth, async ({ params, principal }) => {
-  await assertHoldsBusiness(principal, params.business_id);
-  return { data: await undoChange(principal, params.business_id, params.entry_id) };
-});
+export const handler = httpHandler(editsRoutes.undoChange, editsAuth, async ({ params, principal }) => ({
+  data: await undoChange(principal, params.business_id, params.entry_id),
+}));

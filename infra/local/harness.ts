@@ -140,6 +140,12 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
       // production never sets it.
       ...(process.env.SAFE_FETCH_ALLOW ? { SAFE_FETCH_ALLOW: process.env.SAFE_FETCH_ALLOW } : {}),
+      // Tests shorten access tokens to see clients refresh them.
+      ...(process.env.OAUTH_ACCESS_TOKEN_SECONDS
+        ? { OAUTH_ACCESS_TOKEN_SECONDS: process.env.OAUTH_ACCESS_TOKEN_SECONDS }
+        : {}),
+      // The MCP Inspector's page may call the local tool server.
+      MCP_ALLOWED_ORIGINS: 'http://localhost:6274,http://127.0.0.1:6274',
     };
     Object.assign(process.env, env);
 

@@ -18,7 +18,8 @@ export interface RouteMatch {
  * Find the route for a request the way API Gateway does: the method must match and each
  * `{name}` segment matches exactly one non-empty path segment; a last `{name+}` matches the rest
  * of the path. Literal segments win over parameters when two routes could match. An OPTIONS
- * request reaches the route of its path that answers CORS preflights (`cors` set), if any.
+ * request reaches the route of its path that answers CORS preflights (`cors` set), if any, and a
+ * method the route only rejects (`rejectsMethods`) reaches it too.
  */
 export function matchRoute(
   routes: readonly RouteDefinition[],
@@ -29,7 +30,11 @@ export function matchRoute(
   const verb = method.toUpperCase();
   let best: { match: RouteMatch; literals: number; greedy: boolean } | undefined;
   for (const route of routes) {
-    if (route.method !== verb && !(verb === 'OPTIONS' && route.cors)) continue;
+    const reached =
+      route.method === verb ||
+      (verb === 'OPTIONS' && route.cors !== undefined) ||
+      (route.rejectsMethods as string[] | undefined)?.includes(verb);
+    if (!reached) continue;
     const template = route.path.split('/');
     const greedy = /^\{(\w+)\+\}$/.exec(template.at(-1) ?? '')?.[1];
     if (greedy ? segments.length < template.length : template.length !== segments.length) continue;

@@ -119,3 +119,18 @@ export const editsAuth: Authenticator<UserPrincipal | AssistantPrincipal> = {
     }
   },
 };
+
+/** The tool server's credential: an assistant's access token for `<issuer>/mcp` (DESIGN §10). */
+export const mcpAuth: Authenticator<AssistantPrincipal> = {
+  kind: 'mcp',
+  prepare() {
+    issuer();
+  },
+  async authenticate(headers) {
+    const resource = resources().mcp;
+    const challenge = resourceChallenge(resource);
+    const token = bearerToken(headers);
+    if (!token) throw new UnauthorizedError('Send a bearer token in the authorization header', challenge);
+    return verifyAssistantToken(token, resource, challenge);
+  },
+};

@@ -45,9 +45,10 @@ export interface AnonymousPrincipal {
 
 /**
  * 'console': a console JWT; 'edits': a console JWT or an assistant's access token for the edits
- * resource; 'agent': an agent key; 'internal': the internal API key; 'none': public.
+ * resource; 'mcp': an assistant's access token for the tool server; 'agent': an agent key;
+ * 'internal': the internal API key; 'none': public.
  */
-export type AuthKind = 'console' | 'edits' | 'agent' | 'internal' | 'none';
+export type AuthKind = 'console' | 'edits' | 'mcp' | 'agent' | 'internal' | 'none';
 
 /** What an authenticator may look at besides the headers. */
 export interface AuthRequest {

@@ -79,6 +79,11 @@ export const ChangeLogEntry = z
     after: z.record(z.string(), z.unknown()).nullable(),
     actor: z.object({ type: z.string(), id: z.string(), client_id: z.string().optional() }),
     at: z.iso.datetime(),
+    version: z.int().optional().meta({ description: 'The version the record reached with this change' }),
+    changeset_id: z.uuid().optional().meta({ description: 'The changeset that applied or reverted it' }),
+    revert_of: z.uuid().optional().meta({ description: 'The changeset item this change reverted' }),
+    undo_of: z.string().optional().meta({ description: 'The entry this change undid' }),
+    undone_by: z.string().optional().meta({ description: 'The entry that undid this change' }),
   })
   .meta({ id: 'ChangeLogEntry' });
 

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
+import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
@@ -10,11 +11,12 @@ import type { EntityName } from '#lib/records/entities.ts';
 import { applyGuardedChange } from '#lib/records/record-store.ts';
 
 /**
- * Undo one Change History entry, only if what it wrote still stands. The undo is itself a new
+ * Undo one Change History entry of a business the caller holds, only if what it wrote still stands. The undo is itself a new
  * entry, written in the same transaction that marks the old one undone — conditioned on it not
  * being undone yet, so two undos cannot both happen. Undoing an undo is undoing that newer entry.
  */
 export async function undoChange(user: EditsPrincipal, businessId: string, entryId: string) {
+  await assertHoldsBusiness(user, businessId);
   const { Item: entry } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.history(businessId, entryId), ConsistentRead: true }),
   );

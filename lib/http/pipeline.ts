@@ -91,6 +91,7 @@ export function httpHandler<R extends RouteDefinition, P>(
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer());
   if (route.cors === 'any-origin') chain.use(anyOriginCors(route));
+  if (route.rejectsMethods) chain.use(onlyRouteMethod(route));
   chain.use(authentication(authenticator, route));
   if (route.request.body) {
     chain.use(requestBody(route.bodyFormat ?? 'json', route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
@@ -163,6 +164,25 @@ function anyOriginCors<P>(route: RouteDefinition): MiddlewareObj<Event, Result, 
       };
     },
     after: async (request) => addHeaders(request),
+  };
+}
+
+/** A method the route only rejects (rejectsMethods) is a 405 naming the one it takes. */
+function onlyRouteMethod<P>(route: RouteDefinition): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
+  return {
+    before: async (request) => {
+      const method = request.event.requestContext?.http?.method;
+      if (method === route.method || method === 'OPTIONS') return;
+      throw new HttpError(
+        405,
+        'BAD_REQUEST',
+        `${method} is not supported here; use ${route.method}`,
+        undefined,
+        {
+          allow: `${route.method}, OPTIONS`,
+        },
+      );
+    },
   };
 }
 

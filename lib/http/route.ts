@@ -48,6 +48,11 @@ export interface RouteDefinition {
    * function, which answers it before anything else runs (DESIGN §9).
    */
   cors?: 'any-origin';
+  /**
+   * Methods that reach the same function only to be refused with 405 and `allow` (the tool
+   * server answers POST only: no server-sent event streams, no sessions to delete).
+   */
+  rejectsMethods?: ('GET' | 'DELETE')[];
   /** The OAuth scope an assistant's access token needs for this operation (edits API, DESIGN §9). */
   oauthScope?: 'edits:read' | 'edits:write';
   successStatus: 200 | 201 | 204;

@@ -1,4 +1,4 @@
-import { requiredEnv } from '#lib/config/env.ts';
+import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 
 /**
  * The authorization server's fixed vocabulary (DESIGN §9). The issuer is the service's public base
@@ -65,8 +65,11 @@ export function resourceChallenge(resource: string, extra = ''): string {
   return `Bearer resource_metadata="${protectedResourceMetadataUrl(resource)}", scope="${RESOURCE_SCOPES.join(' ')}"${extra}`;
 }
 
-/** Access tokens live 15 minutes; codes 60 seconds; consent requests 10 minutes (DESIGN §9). */
-export const ACCESS_TOKEN_SECONDS = 15 * 60;
+/**
+ * Access tokens live 15 minutes (OAUTH_ACCESS_TOKEN_SECONDS may shorten it, for tests that watch
+ * clients refresh); codes 60 seconds; consent requests 10 minutes (DESIGN §9).
+ */
+export const accessTokenSeconds = () => Number(optionalEnv('OAUTH_ACCESS_TOKEN_SECONDS') ?? 15 * 60);
 export const CODE_SECONDS = 60;
 export const CONSENT_REQUEST_SECONDS = 10 * 60;
 /** A refresh token unused this long expires (sliding), and so does its grant. */

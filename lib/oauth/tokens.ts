@@ -6,7 +6,7 @@ import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
 import { hashSecret } from '#lib/oauth/consent.ts';
 import {
-  ACCESS_TOKEN_SECONDS,
+  accessTokenSeconds,
   canonicalResource,
   issuer,
   REFRESH_GRACE_SECONDS,
@@ -257,13 +257,13 @@ async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken:
       issuer: issuer(),
       audience: grant.resource,
       subject: grant.user_id,
-      expiresInSeconds: ACCESS_TOKEN_SECONDS,
+      expiresInSeconds: accessTokenSeconds(),
     },
   );
   return {
     access_token: accessToken,
     token_type: 'Bearer' as const,
-    expires_in: ACCESS_TOKEN_SECONDS,
+    expires_in: accessTokenSeconds(),
     refresh_token: refreshToken,
     scope,
   };

@@ -4,6 +4,7 @@ import { agentRoutes } from '#lib/routes/agent.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
 import { consentRoutes } from '#lib/routes/consent.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
+import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
 
 /**
@@ -17,6 +18,7 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(editsRoutes),
   ...Object.values(consentRoutes),
   ...Object.values(oauthRoutes),
+  ...Object.values(mcpRoutes),
 ];
 
 export function findRoute(operationId: string): RouteDefinition | undefined {

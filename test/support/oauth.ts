@@ -171,7 +171,11 @@ export async function approveAuthorization(authorizationUrl: URL | string, userT
       `authorize did not reach consent: ${response.status} ${location ?? (await response.text())}`,
     );
   }
-  const decision = await api('POST', `/api/v1/oauth/requests/${requestId}/approve`, { token: userToken });
+  // The service that authorizes is the one that approves (tests may run a stack of their own).
+  const decision = await api('POST', `/api/v1/oauth/requests/${requestId}/approve`, {
+    token: userToken,
+    baseUrl: new URL(authorizationUrl).origin,
+  });
   if (decision.status !== 200) throw new Error(`approve failed: ${JSON.stringify(decision.body)}`);
   return { requestId, callback: new URL(decision.body.redirect_to) };
 }

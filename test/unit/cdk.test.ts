@@ -50,10 +50,11 @@ describe('CDK app', () => {
       .map((resource) => resource.Properties?.RouteKey)
       .sort();
 
-    // Any-origin routes also take their CORS preflight (OPTIONS) on the same path.
+    // Any-origin routes also take their CORS preflight (OPTIONS), and methods they only refuse.
     const expected = routeTable.flatMap((route) => [
       `${route.method} ${route.path}`,
       ...(route.cors === 'any-origin' ? [`OPTIONS ${route.path}`] : []),
+      ...(route.rejectsMethods ?? []).map((method) => `${method} ${route.path}`),
     ]);
     expect(routeKeys).toEqual(expected.sort());
   });

@@ -32,7 +32,8 @@ describe('route table', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(keys).size).toBe(keys.length);
     for (const route of routeTable) {
-      expect(route.path).toMatch(route.area === 'oauth' ? /^\/(\.well-known|oauth)\// : /^\/api\/v1\//);
+      const prefix = { oauth: /^\/(\.well-known|oauth)\//, mcp: /^\/mcp$/ }[route.area] ?? /^\/api\/v1\//;
+      expect(route.path).toMatch(prefix);
     }
   });
 

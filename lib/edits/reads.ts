@@ -1,0 +1,44 @@
+import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
+import type { EditsPrincipal } from '#lib/auth/principal.ts';
+import { buildSnapshot, businessSummary, listChangeLog } from '#lib/edits/business-overview.ts';
+import { useSession } from '#lib/edits/sessions.ts';
+import type { EntityName } from '#lib/records/entities.ts';
+import { getRecord } from '#lib/records/record-store.ts';
+
+/**
+ * The edits API's reads, each with its access rule, as one function: the HTTP handlers and the
+ * assistant tool server call these, so no rule is written twice.
+ */
+
+/** Everything the session's business has (the session must be the caller's and open). */
+export async function readSnapshot(principal: EditsPrincipal, sessionId: string) {
+  const session = await useSession(principal, sessionId);
+  return buildSnapshot(session.business_id);
+}
+
+/** One record in full, through an open session of the caller's. */
+export async function readRecord(
+  principal: EditsPrincipal,
+  sessionId: string,
+  entity: EntityName,
+  recordId: string,
+) {
+  const session = await useSession(principal, sessionId);
+  const record = await getRecord(entity, session.business_id, recordId);
+  return { entity, record_id: recordId, version: record.version, data: record };
+}
+
+/** Name, role and record counts of a business the caller holds. */
+export async function readBusiness(principal: EditsPrincipal, businessId: string) {
+  return businessSummary(await assertHoldsBusiness(principal, businessId));
+}
+
+/** A page of the Change History of a business the caller holds, newest first. */
+export async function readChangeLog(
+  principal: EditsPrincipal,
+  businessId: string,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  await assertHoldsBusiness(principal, businessId);
+  return listChangeLog(businessId, page);
+}

@@ -1,0 +1,51 @@
+import type { RouteDefinition } from '#lib/http/route.ts';
+import * as z from '#lib/validation/zod.ts';
+
+const optionalHeader = z.string().max(2000).optional();
+
+/** The headers the MCP transport reads; the rest are dropped. */
+const McpHeaders = z.object({
+  accept: optionalHeader,
+  'content-type': optionalHeader,
+  'mcp-protocol-version': optionalHeader,
+  'mcp-session-id': optionalHeader,
+  origin: optionalHeader,
+  host: optionalHeader,
+});
+
+/** One JSON-RPC message or a batch; the MCP transport judges them and answers JSON-RPC errors. */
+const JsonRpcBody = z.unknown().meta({
+  id: 'JsonRpcMessage',
+  description: 'An MCP JSON-RPC 2.0 request or notification (e.g. initialize, tools/list, tools/call)',
+});
+
+/**
+ * The assistant tool server (DESIGN §10): one JSON-RPC endpoint, not a REST resource. It takes an
+ * assistant's access token for `<issuer>/mcp`; GET and DELETE are refused (no event streams, no
+ * sessions: every POST stands alone).
+ */
+export const mcpRoutes = {
+  handleMcp: {
+    operationId: 'handleMcp',
+    method: 'POST',
+    path: '/mcp',
+    handler: 'functions/mcp/handle-mcp.ts',
+    area: 'mcp',
+    summary: 'The assistant tool server (MCP Streamable HTTP, stateless, JSON responses)',
+    description:
+      'Not a REST operation: MCP clients POST JSON-RPC messages here (initialize, tools/list, tools/call) with `Accept: application/json, text/event-stream`. The tools are the edits API for assistants: list_businesses, open_edit_session, get_snapshot, read_record, propose_changes, set_change_ticked, get_changeset, apply_changes, discard_changes, revert_changes, read_change_log, undo_change. A 401 names the protected resource metadata; a tools/call the token’s scopes do not allow is a 403 insufficient_scope. GET and DELETE answer 405.',
+    auth: 'mcp',
+    envelope: 'bare',
+    cors: 'any-origin',
+    rejectsMethods: ['GET', 'DELETE'],
+    successStatus: 200,
+    request: { headers: McpHeaders, body: JsonRpcBody },
+    example: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    response: z
+      .unknown()
+      .meta({ id: 'JsonRpcResponse', description: 'The JSON-RPC response (202, empty, for a notification)' }),
+    errors: [403, 405],
+    permissions: { table: 'readwrite' },
+    timeoutSeconds: 30,
+  },
+} as const satisfies Record<string, RouteDefinition>;

@@ -1,0 +1,280 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { localUserId } from '../../infra/local/dev-issuer.ts';
+import type { ApiResponse } from '../support/api.ts';
+import { connectAssistant } from '../support/mcp-session.ts';
+import { baseUrl, obtainTokens } from '../support/oauth.ts';
+import { arrangeTenant, type Tenant } from '../support/tenants.ts';
+
+const mcpUrl = () => `${baseUrl()}/mcp`;
+// The SDK publishes draft-07 schemas; ajv-formats checks uuid and date-time. (Its CommonJS
+// default export reaches ESM as the module object.)
+const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
+const ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
+
+/** A tool call whose structuredContent is checked against the tool's declared output schema. */
+async function callChecked(
+  client: Client,
+  schemas: Map<string, object>,
+  name: string,
+  args: Record<string, unknown> = {},
+) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  const validate = ajv.compile(schemas.get(name) as Record<string, unknown>);
+  expect(validate(result.structuredContent), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  expect((result.content[0] as { text: string }).text.length).toBeGreaterThan(20);
+  return result.structuredContent as ApiResponse['body'];
+}
+
+/** A raw JSON-RPC POST to /mcp, as the transport sends it. */
+async function postMcp(token: string | undefined, message: object, headers: Record<string, string> = {}) {
+  const response = await fetch(mcpUrl(), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(message),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+const callMessage = (name: string, args: object = {}) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+describe('the assistant tool server through the MCP SDK client', () => {
+  let tenant: Tenant;
+  let client: Client;
+  let schemas: Map<string, object>;
+
+  beforeAll(async () => {
+    tenant = await arrangeTenant();
+    ({ client } = await connectAssistant({ baseUrl: baseUrl(), userToken: tenant.tokens.owner }));
+    const { tools } = await client.listTools();
+    schemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema as object]));
+  });
+
+  it('lists its tools with input and output schemas, annotations and workflow descriptions', async () => {
+    const { tools } = await client.listTools();
+
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'apply_changes',
+      'discard_changes',
+      'get_changeset',
+      'get_snapshot',
+      'list_businesses',
+      'open_edit_session',
+      'propose_changes',
+      'read_change_log',
+      'read_record',
+      'revert_changes',
+      'set_change_ticked',
+      'undo_change',
+    ]);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.description?.length, tool.name).toBeGreaterThan(60);
+      expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool.annotations]));
+    expect(byName.get('get_snapshot')).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.get('apply_changes')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get('undo_change')).toMatchObject({ destructiveHint: true });
+    expect(byName.get('set_change_ticked')).toMatchObject({ idempotentHint: true });
+    expect(client.getInstructions()).toContain('propose_changes');
+  });
+
+  it('does a whole edit: open, snapshot, propose two changes, untick one, apply, change log, undo', async () => {
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      callChecked(client, schemas, name, args);
+
+    const { businesses } = await call('list_businesses');
+    expect(businesses).toContainEqual({
+      business_id: tenant.businessId,
+      name: expect.any(String),
+      role: 'owner',
+    });
+    const session = await call('open_edit_session', { business_id: tenant.businessId });
+    expect(session.client_id).toEqual(expect.any(String));
+    await call('get_snapshot', { session_id: session.id });
+
+    const proposed = await call('propose_changes', {
+      session_id: session.id,
+      summary: 'Answer two questions',
+      items: [
+        {
+          entity: 'faq',
+          action: 'create',
+          fields: { question: 'Open on Sundays?', answer: 'From 8 to 12.' },
+        },
+        { entity: 'faq', action: 'create', fields: { question: 'Parking?', answer: 'Behind the shop.' } },
+      ],
+    });
+    await call('set_change_ticked', {
+      changeset_id: proposed.id,
+      item_id: proposed.items[1].id,
+      ticked: false,
+    });
+    const outcome = await call('apply_changes', { changeset_id: proposed.id });
+    expect(outcome.items.map((item: { status: string }) => item.status)).toEqual(['applied', 'skipped']);
+    await call('get_changeset', { changeset_id: proposed.id });
+
+    const faqId = outcome.items[0].record_id;
+    const record = await call('read_record', { session_id: session.id, entity: 'faq', record_id: faqId });
+    expect(record.data.question).toBe('Open on Sundays?');
+    const log = await call('read_change_log', { business_id: tenant.businessId, limit: 5 });
+    expect(log.entries[0]).toMatchObject({
+      record_id: faqId,
+      action: 'create',
+      actor: { type: 'assistant', id: localUserId(tenant.emails.owner), client_id: session.client_id },
+    });
+    const undone = await call('undo_change', { business_id: tenant.businessId, entry_id: log.entries[0].id });
+    expect(undone.undo_of).toBe(log.entries[0].id);
+
+    // Revert and discard on a second changeset.
+    const again = await call('propose_changes', {
+      session_id: session.id,
+      items: [{ entity: 'faq', action: 'create', fields: { question: 'Cards?', answer: 'Yes.' } }],
+    });
+    await call('apply_changes', { changeset_id: again.id });
+    const reverted = await call('revert_changes', { changeset_id: again.id });
+    expect(reverted.items[0].status).toBe('reverted');
+    const third = await call('propose_changes', {
+      session_id: session.id,
+      items: [{ entity: 'faq', action: 'create', fields: { question: 'Dogs?', answer: 'Outside.' } }],
+    });
+    expect((await call('discard_changes', { changeset_id: third.id })).status).toBe('discarded');
+  });
+
+  it.each([
+    [
+      'an unknown session',
+      'get_snapshot',
+      { session_id: '00000000-0000-4000-8000-000000000000' },
+      /session/i,
+    ],
+    ['a malformed id', 'get_changeset', { changeset_id: 'nope' }, /changeset_id/],
+    [
+      'an unknown field',
+      'open_edit_session',
+      { business_id: '00000000-0000-4000-8000-000000000000', x: 1 },
+      /x/,
+    ],
+    ['another tenant’s business', 'open_edit_session', { business_id: 'OTHER' }, /owner or editor/],
+    [
+      'an invalid proposal',
+      'propose_changes',
+      { session_id: 'SESSION', items: [{ entity: 'faq', action: 'create', fields: { question: 'Q?' } }] },
+      /answer/,
+    ],
+    ['a second apply', 'apply_changes', { changeset_id: 'APPLIED' }, /applied/],
+    [
+      'an undo of an undone change',
+      'undo_change',
+      { business_id: 'BUSINESS', entry_id: 'UNDONE' },
+      /already been undone/,
+    ],
+  ])('answers %s with isError and what to do next', async (_name, tool, args, message) => {
+    const other = await arrangeTenant();
+    const session = await callChecked(client, schemas, 'open_edit_session', {
+      business_id: tenant.businessId,
+    });
+    const applied = await callChecked(client, schemas, 'propose_changes', {
+      session_id: session.id,
+      items: [{ entity: 'faq', action: 'create', fields: { question: 'Q?', answer: 'A.' } }],
+    });
+    await callChecked(client, schemas, 'apply_changes', { changeset_id: applied.id });
+    const log = await callChecked(client, schemas, 'read_change_log', {
+      business_id: tenant.businessId,
+      limit: 1,
+    });
+    await callChecked(client, schemas, 'undo_change', {
+      business_id: tenant.businessId,
+      entry_id: log.entries[0].id,
+    });
+    const resolved = JSON.parse(
+      JSON.stringify(args)
+        .replace('OTHER', other.businessId)
+        .replace('SESSION', session.id)
+        .replace('APPLIED', applied.id)
+        .replace('BUSINESS', tenant.businessId)
+        .replace('UNDONE', log.entries[0].id),
+    );
+
+    const result = (await client.callTool({ name: tool, arguments: resolved })) as CallToolResult;
+
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(message);
+  });
+});
+
+describe('the tool server over HTTP', () => {
+  it('answers 401 with the resource metadata and scopes, to no token and to a token for the edits API', async () => {
+    const tenant = await arrangeTenant();
+    const forEdits = await obtainTokens({
+      userToken: tenant.tokens.owner,
+      resource: `${baseUrl()}/api/v1/edits`,
+    });
+
+    for (const token of [undefined, forEdits.tokens.access_token, tenant.tokens.owner]) {
+      const response = await postMcp(token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${baseUrl()}/.well-known/oauth-protected-resource/mcp", scope="edits:read edits:write"${token ? ', error="invalid_token"' : ''}`,
+      );
+    }
+  });
+
+  it('lets a read-only token call read tools, and refuses write tools with 403 insufficient_scope', async () => {
+    const tenant = await arrangeTenant();
+    const { tokens } = await obtainTokens({ userToken: tenant.tokens.owner, scope: 'edits:read' });
+
+    const readCall = await postMcp(tokens.access_token, callMessage('list_businesses'));
+    const writeCall = await postMcp(
+      tokens.access_token,
+      callMessage('open_edit_session', { business_id: tenant.businessId }),
+    );
+
+    expect(readCall.status).toBe(200);
+    expect(readCall.body.result.structuredContent.businesses).toHaveLength(1);
+    expect(writeCall.status).toBe(403);
+    expect(writeCall.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${baseUrl()}/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="edits:write"`,
+    );
+  });
+
+  it('refuses GET and DELETE with 405, and a page of another origin with 403', async () => {
+    const tenant = await arrangeTenant();
+    const { tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
+
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(mcpUrl(), {
+        method,
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST, OPTIONS');
+    }
+    const foreign = await postMcp(tokens.access_token, callMessage('list_businesses'), {
+      origin: 'https://evil.example',
+    });
+    const inspector = await postMcp(tokens.access_token, callMessage('list_businesses'), {
+      origin: 'http://localhost:6274',
+    });
+    expect(foreign.status).toBe(403);
+    expect(inspector.status).toBe(200);
+  });
+});
