@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { localUserId } from '../../infra/local/dev-issuer.ts';
 import type { ApiResponse } from '../support/api.ts';
+import { scriptDocument } from '../support/document-host.ts';
+import { CLIENT_NAME, MemoryProvider, REDIRECT_URL } from '../support/mcp-client.ts';
 import { connectAssistant } from '../support/mcp-session.ts';
 import { baseUrl, obtainTokens } from '../support/oauth.ts';
 import { arrangeTenant, type Tenant } from '../support/tenants.ts';
@@ -218,6 +221,35 @@ describe('the assistant tool server through the MCP SDK client', () => {
 
     expect(result.isError).toBe(true);
     expect((result.content[0] as { text: string }).text).toMatch(message);
+  });
+});
+
+describe('connecting with a Client ID Metadata Document', () => {
+  it('connects without registering: the client_id is the document URL, and tools work', async () => {
+    const tenant = await arrangeTenant();
+    const path = `/clients/${randomUUID()}.json`;
+    const clientMetadataUrl = `${inject('documentHostHttps')}${path}`;
+    await scriptDocument(inject('documentHost'), path, {
+      status: 200,
+      body: JSON.stringify({
+        client_id: clientMetadataUrl,
+        client_name: CLIENT_NAME,
+        redirect_uris: [REDIRECT_URL],
+      }),
+    });
+
+    const { client, authorizationUrl } = await connectAssistant({
+      baseUrl: baseUrl(),
+      userToken: tenant.tokens.owner,
+      provider: new MemoryProvider({ clientMetadataUrl }),
+    });
+    const result = (await client.callTool({ name: 'list_businesses', arguments: {} })) as CallToolResult;
+
+    expect(authorizationUrl.searchParams.get('client_id')).toBe(clientMetadataUrl);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      businesses: [{ business_id: tenant.businessId, name: expect.any(String), role: 'owner' }],
+    });
   });
 });
 

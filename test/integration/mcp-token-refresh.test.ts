@@ -1,0 +1,37 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type HarnessProcess, startHarnessProcess } from '../../infra/local/harness-process.ts';
+import { connectAssistant } from '../support/mcp-session.ts';
+
+// Access tokens that live one second (OAUTH_ACCESS_TOKEN_SECONDS), on a stack of their own so the
+// other tests keep 15-minute tokens.
+let stack: HarnessProcess;
+
+beforeAll(async () => {
+  process.env.OAUTH_ACCESS_TOKEN_SECONDS = '1';
+  try {
+    stack = await startHarnessProcess();
+  } finally {
+    delete process.env.OAUTH_ACCESS_TOKEN_SECONDS;
+  }
+});
+afterAll(() => stack?.stop());
+
+it('refreshes an expired access token through the SDK client and carries on', async () => {
+  // Prepare: connected as the seeded owner's assistant.
+  const owner = stack.info.credentials.businesses[0]?.tokens.owner as string;
+  const { client, provider } = await connectAssistant({ baseUrl: stack.info.baseUrl, userToken: owner });
+  const before = provider.current;
+  expect(before.expires_in).toBe(1);
+
+  // Act: wait past the token's life and the verifier's 5 s clock tolerance, then call a tool.
+  await sleep(7_000);
+  const result = (await client.callTool({ name: 'list_businesses', arguments: {} })) as CallToolResult;
+
+  // Assess: the transport met the 401, refreshed, and the call went through with the new token.
+  expect(result.isError).toBeFalsy();
+  expect((result.structuredContent as { businesses: unknown[] }).businesses).toHaveLength(1);
+  expect(provider.current.access_token).not.toBe(before.access_token);
+  expect(provider.current.refresh_token).not.toBe(before.refresh_token);
+});
