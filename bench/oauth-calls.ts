@@ -8,6 +8,8 @@ export interface OAuthCallRow {
   authCalls: number;
 }
 
+type ResourcePath = '/mcp' | '/api/v1/edits';
+
 /**
  * One assistant connecting, as the DynamoDB calls of each step show them: registration,
  * authorize, the consent page's read and approval, the code exchange, a refresh, and edits reads
@@ -16,15 +18,41 @@ export interface OAuthCallRow {
 export async function measureOAuthCalls(harness: HarnessInfo): Promise<OAuthCallRow[]> {
   const business = harness.credentials.businesses[0];
   if (!business) throw new Error('no demo business');
+  const { rows, accessToken } = await connectAssistant(harness, '/api/v1/edits');
+  for (const [who, token] of [
+    ['assistant token', accessToken],
+    ['console token', business.tokens.owner],
+  ] as const) {
+    const response = await fetch(`${harness.baseUrl}/api/v1/edits/businesses/${business.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    rows.push(countsOf(`edits read with ${who}: GET /businesses/{id}`, response));
+  }
+  return rows;
+}
+
+/** An access token of the first demo business's owner's assistant, for one resource. */
+export async function assistantToken(harness: HarnessInfo, resourcePath: ResourcePath): Promise<string> {
+  return (await connectAssistant(harness, resourcePath)).accessToken;
+}
+
+function countsOf(step: string, response: Response): OAuthCallRow {
+  if (response.status >= 400) throw new Error(`${step} answered ${response.status}`);
+  return {
+    step,
+    status: response.status,
+    calls: Number(response.headers.get('x-local-dynamodb-calls')),
+    authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
+  };
+}
+
+/** Register, authorize, approve as the demo owner, exchange the code, refresh once. */
+async function connectAssistant(harness: HarnessInfo, resourcePath: ResourcePath) {
+  const business = harness.credentials.businesses[0];
+  if (!business) throw new Error('no demo business');
   const rows: OAuthCallRow[] = [];
   const record = (step: string, response: Response) => {
-    rows.push({
-      step,
-      status: response.status,
-      calls: Number(response.headers.get('x-local-dynamodb-calls')),
-      authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
-    });
-    if (response.status >= 400) throw new Error(`${step} answered ${response.status}`);
+    rows.push(countsOf(step, response));
     return response;
   };
   const url = (path: string) => `${harness.baseUrl}${path}`;
@@ -52,7 +80,7 @@ export async function measureOAuthCalls(harness: HarnessInfo): Promise<OAuthCall
     redirect_uri: redirectUri,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
-    resource: `${harness.baseUrl}/api/v1/edits`,
+    resource: url(resourcePath),
     state: 'bench',
   });
   const authorized = record(
@@ -92,18 +120,6 @@ export async function measureOAuthCalls(harness: HarnessInfo): Promise<OAuthCall
       form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }),
     ),
   );
-  const assistant = {
-    authorization: `Bearer ${((await refreshed.json()) as { access_token: string }).access_token}`,
-  };
-
-  for (const [who, headers] of [
-    ['assistant token', assistant],
-    ['console token', owner],
-  ] as const) {
-    record(
-      `edits read with ${who}: GET /businesses/{id}`,
-      await fetch(url(`/api/v1/edits/businesses/${business.id}`), { headers }),
-    );
-  }
-  return rows;
+  const { access_token: accessToken } = (await refreshed.json()) as { access_token: string };
+  return { rows, accessToken };
 }

@@ -13,7 +13,8 @@ import { sampleEvent } from '../infra/local/sample-event.ts';
 import { buildBundle, type ColdStart, coldStart } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { measureEdits } from './edits-apply.ts';
-import { measureOAuthCalls } from './oauth-calls.ts';
+import { measureMcp } from './mcp-calls.ts';
+import { assistantToken, measureOAuthCalls } from './oauth-calls.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const median = (values: number[]) =>
@@ -37,10 +38,17 @@ try {
     return { name, bytes, importMs, initMs, status: runs[0]?.statusCode };
   }
 
+  // The tool server's sample event is a tools/list; it needs an assistant token to get past 401.
+  const mcpToken = await assistantToken(harness.info, '/mcp');
+  const eventFor = (route: (typeof routeTable)[number]) => {
+    const event = sampleEvent(route, credentials);
+    if (route.auth === 'mcp') event.headers.authorization = `Bearer ${mcpToken}`;
+    return event;
+  };
+
   const baseline = await measure('baseline', 'bench/baseline-handler.ts', {});
   const rows = [];
-  for (const route of routeTable)
-    rows.push(await measure(route.operationId, route.handler, sampleEvent(route, credentials)));
+  for (const route of routeTable) rows.push(await measure(route.operationId, route.handler, eventFor(route)));
 
   const kb = (bytes: number) => (bytes / 1024).toFixed(0);
   const ms = (value: number) => value.toFixed(0);
@@ -91,6 +99,16 @@ try {
   console.log('|---|---:|---:|---:|');
   for (const row of oauthRows)
     console.log(`| ${row.step} | ${row.status} | ${row.calls} | ${row.authCalls} |`);
+
+  const mcp = await measureMcp(harness.info, mcpToken, Math.max(5, RUNS));
+  const mcpCold = rows.find((row) => row.name === 'handleMcp');
+  console.log('\nAssistant tool server (POST /mcp)\n');
+  console.log(
+    `Cold start (import + first tools/list): ${ms(mcpCold?.initMs ?? Number.NaN)} ms, ${((mcpCold?.initMs ?? Number.NaN) / baseline.initMs).toFixed(2)}× the baseline (${ms(baseline.initMs)} ms); bundle ${kb(mcpCold?.bytes ?? 0)} KB`,
+  );
+  console.log(
+    `Warm, through the harness (median of ${mcp.runs}): tools/list ${mcp.toolsListMs.toFixed(1)} ms; get_snapshot ${mcp.snapshotMs.toFixed(1)} ms with ${mcp.snapshotCalls} DynamoDB calls (+1 auth: the grant)`,
+  );
 } finally {
   rmSync(workDir, { recursive: true, force: true });
   await harness.stop();

@@ -22,6 +22,8 @@ export function sampleEvent(route: RouteDefinition, credentials?: LocalCredentia
     rawHeaders.push('authorization', `Bearer ${business?.tokens.owner ?? '<console JWT>'}`);
   if (route.auth === 'agent')
     rawHeaders.push('authorization', `Bearer ${credentials?.agent_key ?? '<agk_ key>'}`);
+  // An MCP client accepts both JSON and event streams (MCP Streamable HTTP).
+  if (route.auth === 'mcp') rawHeaders.push('accept', 'application/json, text/event-stream');
   if (route.auth === 'internal')
     rawHeaders.push('x-internal-api-key', credentials?.internal_api_key ?? '<key>');
   const form = route.bodyFormat === 'form';
