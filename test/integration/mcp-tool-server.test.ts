@@ -190,6 +190,26 @@ describe('the assistant tool server through the MCP SDK client', () => {
       { business_id: 'BUSINESS', entry_id: 'UNDONE' },
       /already been undone/,
     ],
+    [
+      'an unknown record',
+      'read_record',
+      { session_id: 'SESSION', entity: 'faq', record_id: 'f0000000-0000-4000-8000-000000000000' },
+      /not found|no faq/i,
+    ],
+    [
+      'a tick on an applied changeset',
+      'set_change_ticked',
+      { changeset_id: 'APPLIED', item_id: 'ITEM', ticked: false },
+      /applied/,
+    ],
+    [
+      'a discard of an applied changeset',
+      'discard_changes',
+      { changeset_id: 'APPLIED' },
+      /cannot become discarded/,
+    ],
+    ['a revert of a staged changeset', 'revert_changes', { changeset_id: 'STAGED' }, /staged/],
+    ['another tenant’s change log', 'read_change_log', { business_id: 'OTHER' }, /owner or editor/],
   ])('answers %s with isError and what to do next', async (_name, tool, args, message) => {
     const other = await arrangeTenant();
     const session = await callChecked(client, schemas, 'open_edit_session', {
@@ -200,6 +220,10 @@ describe('the assistant tool server through the MCP SDK client', () => {
       items: [{ entity: 'faq', action: 'create', fields: { question: 'Q?', answer: 'A.' } }],
     });
     await callChecked(client, schemas, 'apply_changes', { changeset_id: applied.id });
+    const staged = await callChecked(client, schemas, 'propose_changes', {
+      session_id: session.id,
+      items: [{ entity: 'faq', action: 'create', fields: { question: 'Q2?', answer: 'A2.' } }],
+    });
     const log = await callChecked(client, schemas, 'read_change_log', {
       business_id: tenant.businessId,
       limit: 1,
@@ -213,6 +237,8 @@ describe('the assistant tool server through the MCP SDK client', () => {
         .replace('OTHER', other.businessId)
         .replace('SESSION', session.id)
         .replace('APPLIED', applied.id)
+        .replace('ITEM', applied.items[0].id)
+        .replace('STAGED', staged.id)
         .replace('BUSINESS', tenant.businessId)
         .replace('UNDONE', log.entries[0].id),
     );
