@@ -5,7 +5,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { OAuthClient } from '#lib/oauth/clients.ts';
 import { resolveClient } from '#lib/oauth/clients.ts';
-import { redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
+import { redirectHost, redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
 import {
   CONSENT_REQUEST_SECONDS,
   canonicalResource,
@@ -94,7 +94,8 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
   const request: ConsentRequestItem = {
     id: randomUUID(),
     client_id: client.client_id,
-    client_name: client.client_name ?? new URL(redirectUri).host ?? client.client_id,
+    // A registration may leave the name out: then the place the code goes names the client.
+    client_name: client.client_name || redirectHost(redirectUri),
     redirect_uri: redirectUri,
     state: params.state ?? null,
     code_challenge: params.code_challenge,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
@@ -7,6 +7,7 @@ import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
 import { type ConsentRequestItem, withParams } from '#lib/oauth/authorize.ts';
+import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { redirectHost } from '#lib/oauth/redirect-uris.ts';
 import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
 
@@ -18,8 +19,6 @@ import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
  */
 const INELIGIBLE_REASON =
   'You do not manage any business yet: an assistant could not edit anything for you. Ask an owner to add you as an owner or editor.';
-
-export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
 export async function readConsentRequest(user: UserPrincipal, requestId: string) {
   const request = await loadOwnedRequest(user, requestId);

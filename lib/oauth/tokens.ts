@@ -4,7 +4,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
-import { hashSecret } from '#lib/oauth/consent.ts';
+import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import {
   accessTokenSeconds,
   canonicalResource,

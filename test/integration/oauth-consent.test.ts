@@ -47,6 +47,16 @@ describe('GET /api/v1/oauth/requests/{request_id}', () => {
     expect(Date.parse(response.body.expires_at) - Date.now()).toBeGreaterThan(9 * 60 * 1000);
   });
 
+  it('names a client that registered without a name by where its code goes', async () => {
+    const tenant = await arrangeTenant();
+    const client = await registerClient({ client_name: undefined });
+    const started = await startAuthorization({ clientId: client.client_id });
+
+    const response = await read(started.requestId as string, tenant.tokens.owner);
+
+    expect(response.body.client_name).toBe('127.0.0.1:43117');
+  });
+
   it('says consented_before once this user approved this client for these scopes', async () => {
     const tenant = await arrangeTenant();
     const client = await registerClient();

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import { hashSecret } from '#lib/oauth/consent.ts';
+import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { api } from '../support/api.ts';
 import {
   obtainTokens,
