@@ -38,6 +38,8 @@ export async function handleMcpRequest(
   body: unknown,
 ): Promise<McpHttpResponse> {
   assertToolScopes(principal, body);
+  const unknown = unknownToolCall(body);
+  if (unknown) return unknown;
   const server = buildToolServer(principal);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -75,6 +77,33 @@ function assertToolScopes(principal: AssistantPrincipal, body: unknown): void {
     if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
     assertScope(principal, toolScopes.get(call.params.name), resourceChallenge(resources().mcp));
   }
+}
+
+/**
+ * A tools/call naming no tool of ours is a JSON-RPC error -32602, as the MCP specification lists
+ * unknown tools among protocol errors (the SDK's McpServer would answer a tool result instead).
+ */
+function unknownToolCall(body: unknown): McpHttpResponse | undefined {
+  const call = body as {
+    jsonrpc?: unknown;
+    id?: unknown;
+    method?: unknown;
+    params?: { name?: unknown };
+  } | null;
+  if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') return undefined;
+  if (toolScopes.has(call.params.name)) return undefined;
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: call.id ?? null,
+      error: {
+        code: -32602,
+        message: `Unknown tool: ${call.params.name}. tools/list names the tools there are.`,
+      },
+    }),
+  };
 }
 
 export function buildToolServer(principal: AssistantPrincipal): McpServer {

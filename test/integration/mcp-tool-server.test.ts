@@ -314,6 +314,20 @@ describe('the tool server over HTTP', () => {
     );
   });
 
+  it('answers a call of an unknown tool with a JSON-RPC error -32602 (a protocol error in MCP)', async () => {
+    const tenant = await arrangeTenant();
+    const { tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
+
+    const response = await postMcp(tokens.access_token, { ...callMessage('drop_tables'), id: 7 });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: expect.stringContaining('drop_tables') },
+    });
+  });
+
   it('refuses GET and DELETE with 405, and a page of another origin with 403', async () => {
     const tenant = await arrangeTenant();
     const { tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
