@@ -152,6 +152,15 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
         : route.response
           ? { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } }
           : { description: 'Success, no body' };
+    if (route.binaryContentTypes && route.response) {
+      const schema = route.response;
+      responses[String(route.successStatus)] = {
+        description: 'The bytes, with the stored content type, content-length and ETag (the sha256)',
+        content: Object.fromEntries(route.binaryContentTypes.map((type) => [type, { schema }])),
+      };
+      responses['303'] = { description: 'Too large to inline: a presigned S3 URL valid 60 s, in location' };
+      responses['304'] = { description: 'If-None-Match matched the ETag' };
+    }
     if (route.operationId === 'authorizeOAuthClient') {
       responses['302'] = { description: 'To the console consent page, or an error redirect to the client' };
       responses['400'] = {

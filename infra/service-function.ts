@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -122,8 +122,24 @@ export class ServiceFunction extends Construct {
         ],
       }),
     );
-    if (route.permissions.photos === 'read') stateful.photosBucket.grantRead(role);
-    if (route.permissions.photos === 'readwrite') stateful.photosBucket.grantReadWrite(role);
+    if (route.permissions.photos) {
+      // Object actions only (no s3:List*, no s3:*), on the objects under the route's key prefix.
+      const objects = route.permissions.photoKeys ?? '*';
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions:
+            route.permissions.photos === 'read'
+              ? ['s3:GetObject']
+              : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+          resources: [`${Fn.importValue(stateful.photosBucketArnExport)}/${objects}`],
+        }),
+      );
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${stateful.photosBucketArnExport}/${objects}]`,
+        reason:
+          'Photo objects are addressed by key prefix (businesses/<id>/photos/…, gallery/…): one object ARN pattern, object actions only.',
+      });
+    }
     if (route.auth === 'internal' || route.permissions.internalApiKeys)
       stateful.internalApiKeys.grantRead(role);
     if (route.permissions.oauthSigningKey) stateful.oauthSigningKey.grantRead(role);

@@ -25,6 +25,11 @@ export interface ConsoleIssuer {
 export class StatefulStack extends Stack {
   readonly table: dynamodb.TableV2;
   readonly photosBucket: s3.Bucket;
+  /**
+   * The export that carries the photo bucket's ARN under a name of our choosing, so that a
+   * function's object-prefix grant (and its cdk-nag acknowledgement) can name it.
+   */
+  readonly photosBucketArnExport: string;
   readonly internalApiKeys: secretsmanager.Secret;
   /** ES256 key of the OAuth server; created empty, filled by the token endpoint on first use. */
   readonly oauthSigningKey: secretsmanager.Secret;
@@ -57,6 +62,8 @@ export class StatefulStack extends Stack {
       removalPolicy,
       autoDeleteObjects: !props.retainData,
     });
+    this.photosBucketArnExport = `${id}-PhotosBucketArn`;
+    this.exportValue(this.photosBucket.bucketArn, { name: this.photosBucketArnExport });
     Validations.of(this.photosBucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:

@@ -113,10 +113,34 @@ export const keys = {
     pk: `USER#${userId}`,
     sk: `OAUTH_CONSENT#${clientId}`,
   }),
+  /** A business's photo (DESIGN §8); the bytes are at S3 `businesses/<b>/photos/<id>`. */
   photo: (businessId: string, photoId: string): ItemKey => ({
     pk: businessPartition(businessId),
     sk: `PHOTO#${photoId}`,
   }),
+  /** gsi1 keys of a photo: the business's photos as a change feed, by updated_at then id. */
+  photoFeed: (businessId: string, updatedAt: string, photoId: string) => ({
+    gsi1pk: `${businessPartition(businessId)}#PHOTOS`,
+    gsi1sk: `${updatedAt}#${photoId}`,
+  }),
+  /** Which business a photo id belongs to (the bytes and usages paths name only the photo). */
+  photoOwner: (photoId: string): ItemKey => ({ pk: `PHOTO#${photoId}`, sk: 'OWNER' }),
+  /** How many live photos a business has; while > 0 it carries the sparse mediaBusiness keys. */
+  livePhotoCount: (businessId: string): ItemKey => ({ pk: businessPartition(businessId), sk: 'LIVE_PHOTOS' }),
+  /** gsi1 keys of a live-photo counter above 0: the businesses with photos, for backfills. */
+  mediaBusiness: (businessId: string) => ({ gsi1pk: 'MEDIA_BUSINESSES', gsi1sk: businessId }),
+  /** An industry gallery photo; bytes at S3 `gallery/<industry_id>/<id>`. */
+  galleryPhoto: (industryId: string, photoId: string): ItemKey => ({
+    pk: `GALLERY#${industryId}`,
+    sk: `PHOTO#${photoId}`,
+  }),
+  /** gsi1 keys of a gallery photo: every gallery photo by industry, and the photo by its id. */
+  galleryListing: (industryId: string, photoId: string) => ({
+    gsi1pk: 'GALLERY_PHOTOS',
+    gsi1sk: `${industryId}#${photoId}`,
+  }),
+  /** Which industry a gallery photo id belongs to (the bytes path names only the photo). */
+  galleryPhotoOwner: (photoId: string): ItemKey => ({ pk: `GALLERY_PHOTO#${photoId}`, sk: 'OWNER' }),
 } as const;
 
 export function normaliseEmail(email: string): string {

@@ -45,7 +45,7 @@ export interface HandlerOutput {
    * A response that is not JSON data (a redirect, an HTML page): sent as it is, with the status
    * given and the headers of `headers` (which must name the content type when there is a body).
    */
-  raw?: { statusCode: number; body?: string };
+  raw?: { statusCode: number; body?: string; isBase64Encoded?: boolean };
 }
 
 interface PipelineContext<P> extends Context {
@@ -113,7 +113,12 @@ export function httpHandler<R extends RouteDefinition, P>(
     const responseHeaders = { ...baseHeaders(requestId), ...output?.headers };
     if (output?.raw) {
       if (output.raw.body === undefined) delete responseHeaders['content-type'];
-      return { statusCode: output.raw.statusCode, headers: responseHeaders, body: output.raw.body ?? '' };
+      return {
+        statusCode: output.raw.statusCode,
+        headers: responseHeaders,
+        body: output.raw.body ?? '',
+        ...(output.raw.isBase64Encoded ? { isBase64Encoded: true } : {}),
+      };
     }
     if (route.successStatus === 204) {
       const { 'content-type': _omit, ...headers204 } = responseHeaders;

@@ -7,6 +7,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface RoutePermissions {
   table: 'read' | 'readwrite';
   photos?: 'read' | 'readwrite';
+  /** Only these photo-bucket keys (e.g. `gallery/*`); the whole bucket when absent. */
+  photoKeys?: string;
   sendEmail?: boolean;
   internalApiKeys?: boolean;
   /**
@@ -66,6 +68,8 @@ export interface RouteDefinition {
   example?: unknown;
   /** Schema of `data` (enveloped) or of the whole body (bare); absent for 204. */
   response?: z.ZodType;
+  /** The success body is bytes of one of these types, not JSON (photo bytes; also 303 and 304). */
+  binaryContentTypes?: string[];
   /** Error statuses the operation documents besides the pipeline's own (401, 413, 415, 422, 500, 503). */
   errors: number[];
   permissions: RoutePermissions;

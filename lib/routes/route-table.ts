@@ -5,6 +5,7 @@ import { blogRoutes } from '#lib/routes/blog.ts';
 import { consentRoutes } from '#lib/routes/consent.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 import { mcpRoutes } from '#lib/routes/mcp.ts';
+import { mediaRoutes } from '#lib/routes/media.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
 
 /**
@@ -19,6 +20,7 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(consentRoutes),
   ...Object.values(oauthRoutes),
   ...Object.values(mcpRoutes),
+  ...Object.values(mediaRoutes),
 ];
 
 export function findRoute(operationId: string): RouteDefinition | undefined {

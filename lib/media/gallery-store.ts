@@ -1,0 +1,139 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys, withoutKeys } from '#lib/db/keys.ts';
+import { NotFoundError } from '#lib/http/errors.ts';
+import { decodeMediaCursor, encodeMediaCursor } from '#lib/media/cursor.ts';
+import { galleryObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
+
+/**
+ * Industry gallery photos (DESIGN §8): `GALLERY#<industry_id>` / `PHOTO#<id>`, listed through gsi1
+ * (every industry, or one), with an owner pointer for the bytes path, which names only the photo.
+ * Added by the gallery CLI and the seed, never by an API operation.
+ */
+export interface GalleryPhoto {
+  id: string;
+  industry_id: string;
+  content_type: string;
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  sha256: string;
+  alt_text: string | null;
+  created_at: string;
+}
+
+export async function addGalleryPhoto(input: {
+  industryId: string;
+  bytes: Buffer;
+  contentType: string;
+  width?: number | null;
+  height?: number | null;
+  altText?: string | null;
+}): Promise<GalleryPhoto> {
+  const photo: GalleryPhoto = {
+    id: randomUUID(),
+    industry_id: input.industryId,
+    content_type: input.contentType,
+    size_bytes: input.bytes.length,
+    width: input.width ?? null,
+    height: input.height ?? null,
+    sha256: createHash('sha256').update(input.bytes).digest('hex'),
+    alt_text: input.altText ?? null,
+    created_at: new Date().toISOString(),
+  };
+  const objectKey = galleryObjectKey(photo.industry_id, photo.id);
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: photosBucket,
+      Key: objectKey,
+      Body: input.bytes,
+      ContentType: photo.content_type,
+    }),
+  );
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.galleryPhoto(photo.industry_id, photo.id),
+                ...keys.galleryListing(photo.industry_id, photo.id),
+                ...photo,
+              },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.galleryPhotoOwner(photo.id), industry_id: photo.industry_id },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    await s3.send(new DeleteObjectCommand({ Bucket: photosBucket, Key: objectKey }));
+    throw error;
+  }
+  return photo;
+}
+
+/** Gallery photos of one industry, or of all (by industry, then id), a page per Query. */
+export async function listGallery(query: {
+  industryId?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}) {
+  const { gsi1pk } = keys.galleryListing('', '');
+  const tag = `gallery:${query.industryId ?? '*'}`;
+  const start = decodeMediaCursor(query.cursor, tag, {
+    gsi1pk,
+    attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+  });
+  const result = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: query.industryId
+        ? 'gsi1pk = :pk AND begins_with(gsi1sk, :industry)'
+        : 'gsi1pk = :pk',
+      ExpressionAttributeValues: {
+        ':pk': gsi1pk,
+        ...(query.industryId ? { ':industry': `${query.industryId}#` } : {}),
+      },
+      Limit: query.limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return {
+    items: (result.Items ?? []).map((item) => galleryView(withoutKeys(item) as unknown as GalleryPhoto)),
+    next_cursor: encodeMediaCursor(tag, result.LastEvaluatedKey),
+  };
+}
+
+export async function findGalleryPhoto(photoId: string): Promise<GalleryPhoto> {
+  const { Item: owner } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.galleryPhotoOwner(photoId) }),
+  );
+  const photo = owner
+    ? (
+        await dynamo.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: keys.galleryPhoto(String(owner.industry_id), photoId),
+          }),
+        )
+      ).Item
+    : undefined;
+  if (!photo) throw new NotFoundError(`No gallery photo ${photoId}`);
+  return withoutKeys(photo) as unknown as GalleryPhoto;
+}
+
+function galleryView(photo: GalleryPhoto) {
+  const { id, ...rest } = photo;
+  return { asset_id: id, ...rest };
+}

@@ -1,0 +1,19 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
+
+/**
+ * The private photo bucket (DESIGN §1, §8). One client per container; S3_ENDPOINT points it at
+ * s3rver locally (path-style addressing, as s3rver serves it), unset in AWS.
+ */
+export const photosBucket = requiredEnv('PHOTOS_BUCKET');
+
+const endpoint = optionalEnv('S3_ENDPOINT');
+export const s3 = new S3Client({
+  ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000 },
+});
+
+export const photoObjectKey = (businessId: string, photoId: string) =>
+  `businesses/${businessId}/photos/${photoId}`;
+export const galleryObjectKey = (industryId: string, photoId: string) => `gallery/${industryId}/${photoId}`;

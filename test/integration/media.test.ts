@@ -1,0 +1,279 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
+import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
+import { api } from '../support/api.ts';
+import { scriptDocument } from '../support/document-host.ts';
+import { arrangeTenant } from '../support/tenants.ts';
+
+const MEDIA = '/api/v1/internal/media';
+const key = () => inject('harness').credentials.internal_api_key;
+const media = (path: string, headers: Record<string, string> = {}) =>
+  api('GET', `${MEDIA}${path}`, { headers: { 'x-internal-api-key': key(), ...headers } });
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Fetch bytes as a client would (api() reads text). */
+async function bytesOf(path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${inject('harness').baseUrl}${MEDIA}${path}`, {
+    headers: { 'x-internal-api-key': key(), ...headers },
+    redirect: 'manual',
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+const upload = (businessId: string, bytes = randomBytes(2048)) =>
+  addPhoto({ businessId, bytes, contentType: 'image/png', width: 10, height: 10, source: 'upload' });
+
+describe('internal media: authentication', () => {
+  it.each([
+    ['/businesses'],
+    [`/businesses/${randomUUID()}/members/${randomUUID()}`],
+    ['/gallery'],
+    [`/gallery/${randomUUID()}/bytes`],
+    [`/photos?business_id=${randomUUID()}`],
+    [`/photos/${randomUUID()}/bytes`],
+  ])(
+    'GET %s answers 401 without the internal key, with a wrong one, or with other credentials',
+    async (path) => {
+      const tenant = await arrangeTenant();
+      const attempts: Record<string, string>[] = [
+        {},
+        { 'x-internal-api-key': 'ik_wrong' },
+        { authorization: `Bearer ${tenant.tokens.owner}` },
+        { authorization: `Bearer ${inject('harness').credentials.agent_key}` },
+      ];
+      for (const headers of attempts) {
+        const response = await api('GET', `${MEDIA}${path}`, { headers });
+        expect(response.status, JSON.stringify(headers)).toBe(401);
+        expect(response.body.error.code).toBe('UNAUTHORIZED');
+      }
+    },
+  );
+});
+
+describe('internal media: photos', () => {
+  it('lists a business’s photos as a change feed, page by page, with and without deleted ones', async () => {
+    const tenant = await arrangeTenant();
+    const photos = [];
+    for (let i = 0; i < 5; i++) photos.push(await upload(tenant.businessId));
+    await deletePhoto(tenant.businessId, photos[1]?.id as string);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await media(
+        `/photos?business_id=${tenant.businessId}&limit=2&include_deleted=true${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((item: { asset_id: string }) => item.asset_id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    const live = await media(`/photos?business_id=${tenant.businessId}&limit=500`);
+
+    // The deleted photo moved to the end of the feed (its updated_at changed).
+    expect(seen).toEqual([photos[0], photos[2], photos[3], photos[4], photos[1]].map((p) => p?.id));
+    expect(live.body.items.map((item: { asset_id: string }) => item.asset_id)).toEqual(
+      [photos[0], photos[2], photos[3], photos[4]].map((p) => p?.id),
+    );
+    expect(live.body.items[0]).toMatchObject({
+      business_id: tenant.businessId,
+      content_type: 'image/png',
+      size_bytes: 2048,
+      photo_source: 'upload',
+      deleted_at: null,
+    });
+  });
+
+  it('resumes a feed after updated_after (exclusive), so a later change shows up on a later read', async () => {
+    const tenant = await arrangeTenant();
+    const first = await upload(tenant.businessId);
+    const second = await upload(tenant.businessId);
+
+    const after = await media(
+      `/photos?business_id=${tenant.businessId}&updated_after=${encodeURIComponent(first.updated_at)}`,
+    );
+    await deletePhoto(tenant.businessId, first.id);
+    const later = await media(
+      `/photos?business_id=${tenant.businessId}&include_deleted=true&updated_after=${encodeURIComponent(second.updated_at)}`,
+    );
+
+    expect(after.body.items.map((item: { asset_id: string }) => item.asset_id)).toEqual([second.id]);
+    expect(later.body.items.map((item: { asset_id: string }) => item.asset_id)).toEqual([first.id]);
+  });
+
+  it.each([
+    ['limit=0', 'limit=0'],
+    ['limit=501', 'limit=501'],
+    ['a garbage cursor', 'cursor=garbage'],
+    ['a non-RFC 3339 updated_after', 'updated_after=yesterday'],
+    ['an unknown parameter', 'sort=desc'],
+  ])('answers 422 to %s', async (_name, query) => {
+    const tenant = await arrangeTenant();
+
+    const response = await media(`/photos?business_id=${tenant.businessId}&${query}`);
+
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses a cursor from another business, another filter, or with a forged key (422, never a read)', async () => {
+    const tenant = await arrangeTenant();
+    const other = await arrangeTenant();
+    for (let i = 0; i < 3; i++) await upload(tenant.businessId);
+    const page = await media(`/photos?business_id=${tenant.businessId}&limit=1`);
+    const cursor = page.body.next_cursor as string;
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const forged = (k: Record<string, string>) =>
+      Buffer.from(JSON.stringify({ q: decoded.q, k })).toString('base64url');
+
+    const attempts = [
+      `/photos?business_id=${other.businessId}&cursor=${cursor}`,
+      `/photos?business_id=${tenant.businessId}&include_deleted=true&cursor=${cursor}`,
+      `/photos?business_id=${tenant.businessId}&cursor=${forged({ ...decoded.k, sk: '' })}`,
+      `/photos?business_id=${tenant.businessId}&cursor=${forged({ ...decoded.k, gsi1pk: `BUSINESS#${other.businessId}#PHOTOS` })}`,
+      `/businesses?cursor=${cursor}`,
+    ];
+    for (const path of attempts) expect((await media(path)).status, path).toBe(422);
+    expect((await media(`/photos?business_id=${tenant.businessId}&limit=1&cursor=${cursor}`)).status).toBe(
+      200,
+    );
+  });
+
+  it('lists businesses with live photos, and drops one when its last photo goes', async () => {
+    const tenant = await arrangeTenant();
+    const photo = await upload(tenant.businessId);
+    const listed = async () => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await media(`/businesses?limit=50${cursor ? `&cursor=${cursor}` : ''}`);
+        ids.push(...page.body.businesses.map((b: { business_id: string }) => b.business_id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return ids;
+    };
+
+    expect(await listed()).toContain(tenant.businessId);
+    await deletePhoto(tenant.businessId, photo.id);
+    expect(await listed()).not.toContain(tenant.businessId);
+  });
+
+  it('streams the stored bytes with their type, length and ETag; 304 for a matching If-None-Match', async () => {
+    const tenant = await arrangeTenant();
+    const bytes = randomBytes(300_000);
+    const photo = await upload(tenant.businessId, bytes);
+
+    const first = await bytesOf(`/photos/${photo.id}/bytes`);
+    const again = await bytesOf(`/photos/${photo.id}/bytes`, { 'if-none-match': `"${sha256(bytes)}"` });
+
+    expect(first.status).toBe(200);
+    expect(sha256(first.body)).toBe(sha256(bytes));
+    expect(first.headers.get('content-type')).toBe('image/png');
+    expect(first.headers.get('content-length')).toBe(String(bytes.length));
+    expect(first.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+  });
+
+  it('answers 303 to a presigned URL that downloads the photo when it is too large to inline', async () => {
+    const tenant = await arrangeTenant();
+    const bytes = randomBytes(4_500_000);
+    const photo = await upload(tenant.businessId, bytes);
+
+    const response = await bytesOf(`/photos/${photo.id}/bytes`);
+    const location = response.headers.get('location') as string;
+    const downloaded = Buffer.from(await (await fetch(location)).arrayBuffer());
+
+    expect(response.status).toBe(303);
+    expect(location).toContain('X-Amz-Expires=60');
+    expect(sha256(downloaded)).toBe(sha256(bytes));
+  });
+
+  it('answers 410 for an expired external photo, fetches a live one through the SSRF guard, 404 for a deleted one', async () => {
+    const tenant = await arrangeTenant();
+    // The document host serves text; an ASCII body keeps the bytes exact.
+    const image = Buffer.from(randomBytes(500).toString('hex'));
+    const path = `/images/${randomUUID()}.png`;
+    await scriptDocument(inject('documentHost'), path, {
+      status: 200,
+      headers: { 'content-type': 'image/png' },
+      body: image.toString('utf8'),
+    });
+    const external = (url: string, expiresAt: string) =>
+      addPhoto({
+        businessId: tenant.businessId,
+        contentType: 'image/png',
+        source: 'external',
+        externalUrl: url,
+        externalExpiresAt: expiresAt,
+      });
+    const expired = await external(
+      `${inject('documentHostHttps')}${path}`,
+      new Date(Date.now() - 1000).toISOString(),
+    );
+    const live = await external(
+      `${inject('documentHostHttps')}${path}`,
+      new Date(Date.now() + 3_600_000).toISOString(),
+    );
+    const deleted = await upload(tenant.businessId);
+    await deletePhoto(tenant.businessId, deleted.id);
+
+    const gone = await bytesOf(`/photos/${expired.id}/bytes`);
+    const fetched = await bytesOf(`/photos/${live.id}/bytes`);
+    const missing = await bytesOf(`/photos/${deleted.id}/bytes`);
+
+    expect(gone.status).toBe(410);
+    expect(fetched.status).toBe(200);
+    expect(sha256(fetched.body)).toBe(sha256(image));
+    expect(missing.status).toBe(404);
+    expect((await bytesOf(`/photos/${randomUUID()}/bytes`)).status).toBe(404);
+  });
+});
+
+describe('internal media: gallery and membership', () => {
+  it('lists gallery photos of one industry or all, and streams their bytes', async () => {
+    const industry = `bakery-${randomUUID().slice(0, 8)}`;
+    const bytes = randomBytes(5000);
+    const photo = await addGalleryPhoto({
+      industryId: industry,
+      bytes,
+      contentType: 'image/webp',
+      width: 4,
+      height: 3,
+    });
+    await addGalleryPhoto({ industryId: industry, bytes: randomBytes(10), contentType: 'image/png' });
+
+    const one = await media(`/gallery?industry_id=${industry}&limit=1`);
+    const two = await media(`/gallery?industry_id=${industry}&limit=1&cursor=${one.body.next_cursor}`);
+    const streamed = await bytesOf(`/gallery/${photo.id}/bytes`);
+
+    expect([...one.body.items, ...two.body.items].map((i: { industry_id: string }) => i.industry_id)).toEqual(
+      [industry, industry],
+    );
+    expect((await media('/gallery?limit=500')).body.items.length).toBeGreaterThanOrEqual(2);
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('content-type')).toBe('image/webp');
+    expect(sha256(streamed.body)).toBe(sha256(bytes));
+    expect((await bytesOf(`/gallery/${randomUUID()}/bytes`)).status).toBe(404);
+  });
+
+  it('tells whether a user is a member of a business (any role); an unknown business is a 404', async () => {
+    const tenant = await arrangeTenant();
+    const { localUserId } = await import('../../infra/local/dev-issuer.ts');
+    const viewer = localUserId(tenant.emails.viewer);
+
+    const member = await media(`/businesses/${tenant.businessId}/members/${viewer}`);
+    const stranger = await media(`/businesses/${tenant.businessId}/members/${randomUUID()}`);
+    const unknown = await media(`/businesses/${randomUUID()}/members/${viewer}`);
+    const malformed = await media(`/businesses/nope/members/${viewer}`);
+
+    expect(member.body).toEqual({ business_id: tenant.businessId, user_id: viewer, is_member: true });
+    expect(stranger.body.is_member).toBe(false);
+    expect(unknown.status).toBe(404);
+    expect(malformed.status).toBe(422);
+  });
+});
