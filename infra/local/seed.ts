@@ -4,7 +4,7 @@ import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { MemberRole } from '#lib/auth/business-access.ts';
 import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
-import { createRecord, setMembers } from '#lib/records/record-store.ts';
+import { createRecord, setMembers } from '#lib/records/record-writes.ts';
 import { localUserId } from './dev-issuer.ts';
 
 /** What the seed created; kept in `.local/seed.json` so later starts can print credentials again. */

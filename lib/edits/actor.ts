@@ -1,5 +1,5 @@
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
-import type { Actor } from '#lib/records/record-store.ts';
+import type { Actor } from '#lib/records/record-types.ts';
 
 /** An assistant's changes name the user it acted for and which assistant it was (DESIGN §9). */
 export interface AssistantActor extends Actor {

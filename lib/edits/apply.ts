@@ -15,16 +15,10 @@ import {
 } from '#lib/edits/changeset-store.ts';
 import { useSession } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
-import {
-  type Actor,
-  applyGuardedChange,
-  type Decision,
-  mergeIntoRecord,
-  newRecordFields,
-  type RecordFields,
-  type RecordView,
-  readRecords,
-} from '#lib/records/record-store.ts';
+import { mergeIntoRecord, newRecordFields } from '#lib/records/complete-fields.ts';
+import { applyGuardedChange, type Decision } from '#lib/records/guarded-change.ts';
+import { readRecords } from '#lib/records/record-reads.ts';
+import type { Actor, RecordFields, RecordView } from '#lib/records/record-types.ts';
 
 export async function applyChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);

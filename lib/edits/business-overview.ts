@@ -7,7 +7,8 @@ import { COUNT_PREFIX, HISTORY_PREFIX, keys, RECORD_PREFIX } from '#lib/db/keys.
 import { queryAll } from '#lib/db/query-all.ts';
 import { ValidationError } from '#lib/http/errors.ts';
 import { agentEntities, ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
-import { type RecordFields, recordView } from '#lib/records/record-store.ts';
+import type { RecordFields } from '#lib/records/record-types.ts';
+import { recordView } from '#lib/records/record-view.ts';
 
 /** The businesses the caller holds (owner or editor), with the role and the business's name. */
 export async function listClaims(user: EditsPrincipal) {

@@ -8,7 +8,8 @@ import { queryAll } from '#lib/db/query-all.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import { sameValue } from '#lib/records/merge-patch.ts';
-import { type RecordFields, recordView } from '#lib/records/record-store.ts';
+import type { RecordFields } from '#lib/records/record-types.ts';
+import { recordView } from '#lib/records/record-view.ts';
 
 /**
  * Changesets (DESIGN §6): proposed changes staged in a session, ticked or unticked one by one,

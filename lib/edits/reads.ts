@@ -3,7 +3,7 @@ import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { buildSnapshot, businessSummary, listChangeLog } from '#lib/edits/business-overview.ts';
 import { useSession } from '#lib/edits/sessions.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import { getRecord } from '#lib/records/record-store.ts';
+import { getRecord } from '#lib/records/record-reads.ts';
 
 /**
  * The edits API's reads, each with its access rule, as one function: the HTTP handlers and the

@@ -12,14 +12,11 @@ import {
 } from '#lib/edits/changeset-store.ts';
 import { useSession } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
+import { setIntoRecord } from '#lib/records/complete-fields.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import {
-  applyGuardedChange,
-  type Decision,
-  type RecordView,
-  readRecords,
-  setIntoRecord,
-} from '#lib/records/record-store.ts';
+import { applyGuardedChange, type Decision } from '#lib/records/guarded-change.ts';
+import { readRecords } from '#lib/records/record-reads.ts';
+import type { RecordView } from '#lib/records/record-types.ts';
 
 export async function revertChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);

@@ -10,8 +10,9 @@ import { fieldsOf, type Header, type Item, view } from '#lib/edits/changeset-sto
 import { useSession } from '#lib/edits/sessions.ts';
 import { ConflictError, ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
+import { mergeIntoRecord } from '#lib/records/complete-fields.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { mergeIntoRecord, type RecordFields } from '#lib/records/record-store.ts';
+import type { RecordFields } from '#lib/records/record-types.ts';
 import { schemasOf } from '#lib/records/schemas.ts';
 
 export interface StagedItemInput {

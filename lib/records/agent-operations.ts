@@ -2,19 +2,15 @@ import { assertAgentMayAccess } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
+import { getRecord, listMembers, listRecords } from '#lib/records/record-reads.ts';
+import type { Actor, RecordFields, RecordView } from '#lib/records/record-types.ts';
 import {
-  type Actor,
   createRecord,
   deleteRecord,
-  getRecord,
-  listMembers,
-  listRecords,
   patchRecord,
-  type RecordFields,
-  type RecordView,
   replaceRecord,
   setMembers,
-} from '#lib/records/record-store.ts';
+} from '#lib/records/record-writes.ts';
 
 /**
  * The agent API's side of the records domain: check the agent key's business and scope, call the

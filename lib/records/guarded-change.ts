@@ -1,0 +1,89 @@
+/**
+ * Guarded changes for the edits API's apply, revert and undo: write one record only if its current
+ * state still allows it, atomically with the Change History entry and the caller's guards.
+ */
+import { commitPlanWithRetry } from '#lib/records/commit.ts';
+import type { EntityName } from '#lib/records/entities.ts';
+import type { TransactItem } from '#lib/records/planned-write.ts';
+import { readForWrite } from '#lib/records/record-reads.ts';
+import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
+import { recordView } from '#lib/records/record-view.ts';
+import { findReferrers } from '#lib/records/references.ts';
+import { planWrite } from '#lib/records/write-plan.ts';
+
+/** What to do with a record, decided from its current state (undefined when it does not exist). */
+export type Decision =
+  /** Write these complete fields (create if absent, else update), or delete it (null). */
+  | { write: RecordFields | null; startVersion?: number }
+  /** Leave it alone: it has moved since the change was prepared. */
+  | { conflict: Record<string, unknown> };
+
+export type GuardedOutcome =
+  | { status: 'written'; record: RecordView; historyId: string }
+  | { status: 'conflict'; details: Record<string, unknown> };
+
+/**
+ * Change one record only if `decide` says its current state allows it, atomically with the
+ * Change History entry and the caller's `guards`. A concurrent write between the read and the
+ * transaction makes it read and decide again, so the decision is always about what is written over.
+ */
+export async function applyGuardedChange(change: {
+  entity: EntityName;
+  businessId: string;
+  recordId: string;
+  actor: Actor;
+  decide(current: RecordView | undefined): Decision;
+  /** Conditions on other items, built knowing the version and fields the record will have. */
+  guards?: (nextVersion: number, next: RecordFields | null) => { item: TransactItem; message: string }[];
+  historyExtras?: Record<string, unknown>;
+  historyId?: string;
+  /**
+   * The record as a batch read just found it (null: absent). The first attempt trusts it, saving
+   * a read per record; the version condition catches a change since, and retries read afresh.
+   */
+  preloaded?: RecordFields | null;
+}): Promise<GuardedOutcome> {
+  let conflict: Record<string, unknown> | undefined;
+  let preloaded = change.entity === 'location' ? undefined : change.preloaded;
+  const planned = await commitPlanWithRetry(async () => {
+    conflict = undefined;
+    const { current, pointer } =
+      preloaded === undefined
+        ? await readForWrite(change.entity, change.businessId, change.recordId, { allowMissing: true })
+        : { current: (preloaded ?? undefined) as StoredItem | undefined, pointer: undefined };
+    preloaded = undefined;
+    const decision = change.decide(current ? recordView(current) : undefined);
+    if ('conflict' in decision) {
+      conflict = decision.conflict;
+    } else if (decision.write === null && !current) {
+      conflict = { reason: 'the record no longer exists' };
+    } else if (decision.write === null && (current?.ref_count ?? 0) > 0) {
+      conflict = {
+        reason: 'the record is referenced',
+        referrers: await findReferrers(change.entity, change.businessId, change.recordId),
+      };
+    }
+    if (conflict || 'conflict' in decision) throw new GuardedConflict();
+    // Locations are read together with the primary pointer, so a restored primary is handled too.
+    return planWrite({
+      entity: change.entity,
+      businessId: change.businessId,
+      recordId: change.recordId,
+      current,
+      next: decision.write ?? undefined,
+      pointer,
+      options: { actor: change.actor },
+      guards: change.guards?.(current ? current.version + 1 : (decision.startVersion ?? 1), decision.write),
+      historyExtras: change.historyExtras,
+      startVersion: decision.startVersion,
+      historyId: change.historyId,
+    });
+  }).catch((error: unknown) => {
+    if (error instanceof GuardedConflict) return undefined;
+    throw error;
+  });
+  if (!planned) return { status: 'conflict', details: conflict ?? {} };
+  return { status: 'written', record: planned.result, historyId: planned.historyId };
+}
+
+class GuardedConflict extends Error {}

@@ -1,0 +1,127 @@
+/**
+ * Reading records, always consistently: the public reads (one, a page, a member list, a batch) and the
+ * read a write plans from (the record, and for a location the primary pointer with it).
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '#lib/db/batch-get.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { NotFoundError } from '#lib/http/errors.ts';
+import { decodeCursor, encodeCursor } from '#lib/records/cursor.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
+import type { RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
+import { recordView } from '#lib/records/record-view.ts';
+
+export async function getRecord(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+): Promise<RecordView> {
+  return recordView(await readExisting(entity, businessId, recordId));
+}
+
+export async function listRecords(
+  entity: EntityName,
+  businessId: string,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<{ records: RecordView[]; nextCursor: string | null }> {
+  const startKey = page.cursor ? decodeCursor(page.cursor, businessId, entity) : undefined;
+  const result = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :partition',
+      ExpressionAttributeValues: { ':partition': keys.recordOrder(businessId, entity, null, '', '').gsi1pk },
+      Limit: page.limit,
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    }),
+  );
+  return {
+    records: (result.Items ?? []).map((item) => recordView(item as StoredItem)),
+    nextCursor: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : null,
+  };
+}
+
+/** The members of a package or service item, in the order of its member list. */
+export async function listMembers(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+): Promise<RecordView[]> {
+  const members = entities[entity].members;
+  if (!members) throw new Error(`${entity} has no members`);
+  const owner = await readExisting(entity, businessId, recordId);
+  const ids = (owner[members.field] as string[] | undefined) ?? [];
+  const found = await readRecords(
+    businessId,
+    ids.map((id) => ({ entity: members.entity, recordId: id })),
+  );
+  return ids.flatMap((id) => {
+    const item = found.get(`${members.entity}#${id}`);
+    return item ? [recordView(item)] : [];
+  });
+}
+
+/** Several records of one business in one BatchGetItem (consistent), keyed by `<entity>#<id>`. */
+export async function readRecords(
+  businessId: string,
+  wanted: { entity: EntityName; recordId: string }[],
+): Promise<Map<string, RecordFields>> {
+  const items = await batchGetAll(
+    wanted.map((w) => keys.record(businessId, w.entity, w.recordId)),
+    { consistent: true },
+  );
+  return new Map(items.map((item) => [`${item.entity}#${item.id}`, item]));
+}
+
+async function readExisting(entity: EntityName, businessId: string, recordId: string): Promise<StoredItem> {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.record(businessId, entity, recordId),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
+  return Item as StoredItem;
+}
+
+/** The record, and for locations the primary pointer too, in one call. */
+export async function readForWrite(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+): Promise<{ current: StoredItem; pointer: string | null | undefined }>;
+export async function readForWrite(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+  options: { allowMissing: true },
+): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }>;
+export async function readForWrite(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+  options: { allowMissing?: boolean } = {},
+): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }> {
+  if (options.allowMissing && entity !== 'location') {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.record(businessId, entity, recordId),
+        ConsistentRead: true,
+      }),
+    );
+    return { current: Item as StoredItem | undefined, pointer: undefined };
+  }
+  if (entity !== 'location')
+    return { current: await readExisting(entity, businessId, recordId), pointer: undefined };
+  const recordKey = keys.record(businessId, entity, recordId);
+  const pointerKey = keys.primaryLocation(businessId);
+  const items = await batchGetAll([recordKey, pointerKey], { consistent: true });
+  const current = items.find((item) => item.sk === recordKey.sk) as StoredItem | undefined;
+  if (!current && !options.allowMissing)
+    throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
+  const pointer = items.find((item) => item.sk === pointerKey.sk);
+  return { current, pointer: (pointer?.location_id as string | undefined) ?? null };
+}

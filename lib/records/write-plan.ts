@@ -1,0 +1,227 @@
+/**
+ * Planning a write of one record as a single TransactWriteItems: the record's own items (planRecord),
+ * then everything that must change with it in the same transaction (planAccompanyingItems).
+ */
+import { tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import type { EntityName } from '#lib/records/entities.ts';
+import { historyEntry } from '#lib/records/history.ts';
+import type { ActionRole, AddAction, PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
+import { planPrimary } from '#lib/records/primary-location.ts';
+import {
+  MAX_RECORDS_PER_ENTITY,
+  type RecordFields,
+  type RecordView,
+  type StoredItem,
+  type WriteOptions,
+} from '#lib/records/record-types.ts';
+import { recordView } from '#lib/records/record-view.ts';
+import { planReferences } from '#lib/records/references.ts';
+
+export interface PlanInput {
+  entity: EntityName;
+  businessId: string;
+  recordId: string;
+  current: StoredItem | undefined;
+  next: RecordFields | undefined;
+  pointer: string | null | undefined;
+  options: WriteOptions;
+  /** Extra conditional actions that must hold for the write to happen. */
+  guards?: { item: TransactItem; message: string }[] | undefined;
+  /** Extra attributes of the Change History entry (e.g. the entry an undo undoes). */
+  historyExtras?: Record<string, unknown> | undefined;
+  /** Version of a created record (a deleted record restored by an undo continues its count). */
+  startVersion?: number | undefined;
+  /** Id for the Change History entry, when the caller must know it in advance (undo). */
+  historyId?: string | undefined;
+}
+
+export function planWrite(input: PlanInput): PlannedWrite {
+  const { current, options, startVersion } = input;
+  const now = new Date().toISOString();
+  const items: TransactItem[] = [];
+  const roles: ActionRole[] = [];
+  const add: AddAction = (role, item) => {
+    items.push(item);
+    roles.push(role);
+  };
+  const version = current ? current.version + 1 : (startVersion ?? 1);
+  const result = planRecord(input, version, now, add);
+  const historyId = planAccompanyingItems(input, version, now, add);
+
+  return {
+    input: { TransactItems: items },
+    roles,
+    result,
+    historyId,
+    retryVersionConflicts: options.ifMatch === undefined,
+    currentVersion: current?.version,
+  };
+}
+
+/**
+ * The record's own Put, Update or Delete; a create also checks the business exists, and a create or
+ * delete moves the per-entity count (a create is refused at MAX_RECORDS_PER_ENTITY).
+ */
+function planRecord(
+  { entity, businessId, recordId, current, next, options }: PlanInput,
+  version: number,
+  now: string,
+  add: AddAction,
+): RecordView {
+  const key = keys.record(businessId, entity, recordId);
+  const createdAt = current?.created_at ?? now;
+  let result: RecordView;
+
+  if (!current && next) {
+    result = recordView({
+      entity,
+      id: recordId,
+      business_id: businessId,
+      version,
+      created_at: now,
+      updated_at: now,
+      updated_by: options.actor,
+      ...next,
+    });
+    add(
+      { kind: 'record' },
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...key, ...orderKey(entity, businessId, next, createdAt, recordId), entity, ...result },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    );
+    add(
+      { kind: 'business' },
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: keys.business(businessId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+    );
+    add(
+      { kind: 'count' },
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.recordCount(businessId, entity),
+          UpdateExpression: 'ADD #count :one',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_RECORDS_PER_ENTITY },
+        },
+      },
+    );
+  } else if (current && next) {
+    result = recordView({ ...current, ...next, version, updated_at: now, updated_by: options.actor });
+    const names: Record<string, string> = { '#version': 'version' };
+    const values: Record<string, unknown> = { ':version': version, ':seen': current.version };
+    const sets = ['#version = :version'];
+    const assignments = {
+      ...next,
+      updated_at: now,
+      updated_by: options.actor,
+      ...orderKey(entity, businessId, next, createdAt, recordId),
+    };
+    Object.entries(assignments).forEach(([field, value], index) => {
+      names[`#f${index}`] = field;
+      values[`:f${index}`] = value ?? null;
+      sets.push(`#f${index} = :f${index}`);
+    });
+    add(
+      { kind: 'record' },
+      {
+        Update: {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: '#version = :seen',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    );
+  } else if (current) {
+    result = recordView(current);
+    add(
+      { kind: 'record' },
+      {
+        Delete: {
+          TableName: tableName,
+          Key: key,
+          ConditionExpression: '#version = :seen AND (attribute_not_exists(ref_count) OR ref_count <= :zero)',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':seen': current.version, ':zero': 0 },
+        },
+      },
+    );
+    add(
+      { kind: 'count' },
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.recordCount(businessId, entity),
+          UpdateExpression: 'ADD #count :minusOne',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        },
+      },
+    );
+  } else {
+    throw new Error('a write needs a current record, a next one, or both');
+  }
+  return result;
+}
+
+/**
+ * The items a write puts in its transaction besides the record's own: reference counts, the primary
+ * location, Change History entries and the caller's guards. Any further item that must be written
+ * atomically with the record is planned here. Returns the id of the write's Change History entry.
+ */
+function planAccompanyingItems(
+  {
+    entity,
+    businessId,
+    recordId,
+    current,
+    next,
+    pointer,
+    options,
+    guards = [],
+    historyExtras = {},
+    historyId,
+  }: PlanInput,
+  version: number,
+  now: string,
+  add: AddAction,
+): string {
+  planReferences(entity, businessId, current, next, add);
+  const mainHistory: Record<string, unknown> = {
+    ...historyEntry(entity, businessId, recordId, current, next, options.actor, now, historyId),
+    // The record's version after this write (for a delete: the version it had), for undo checks.
+    version: next ? version : current?.version,
+    ...historyExtras,
+  };
+  const histories = [mainHistory];
+  if (entity === 'location')
+    planPrimary(businessId, recordId, current, next, pointer, options.actor, now, add, histories);
+  for (const entry of histories) add({ kind: 'history' }, { Put: { TableName: tableName, Item: entry } });
+  for (const guard of guards) add({ kind: 'guard', message: guard.message }, guard.item);
+  return String(mainHistory.id);
+}
+
+function orderKey(
+  entity: EntityName,
+  businessId: string,
+  fields: RecordFields,
+  createdAt: string,
+  recordId: string,
+) {
+  const position = typeof fields.position === 'number' ? fields.position : null;
+  return keys.recordOrder(businessId, entity, position, createdAt, recordId);
+}
