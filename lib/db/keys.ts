@@ -125,6 +125,14 @@ export const keys = {
   }),
   /** Which business a photo id belongs to (the bytes and usages paths name only the photo). */
   photoOwner: (photoId: string): ItemKey => ({ pk: `PHOTO#${photoId}`, sk: 'OWNER' }),
+  /**
+   * A record that references a photo, beside the photo's owner pointer: the photo's usages are
+   * one Query of its partition. Written in the same transaction as the record.
+   */
+  photoUsage: (photoId: string, entity: string, recordId: string): ItemKey => ({
+    pk: `PHOTO#${photoId}`,
+    sk: `USAGE#${entity}#${recordId}`,
+  }),
   /** How many live photos a business has; while > 0 it carries the sparse mediaBusiness keys. */
   livePhotoCount: (businessId: string): ItemKey => ({ pk: businessPartition(businessId), sk: 'LIVE_PHOTOS' }),
   /** gsi1 keys of a live-photo counter above 0: the businesses with photos, for backfills. */

@@ -96,7 +96,8 @@ export function photoWrites(photo: PhotoItem) {
         Item: {
           ...keys.photo(photo.business_id, photo.id),
           ...keys.photoFeed(photo.business_id, photo.updated_at, photo.id),
-          ...photo,
+          // A live photo has no deleted_at attribute (records check `attribute_not_exists(deleted_at)`).
+          ...withoutDeletedAt(photo),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -138,10 +139,9 @@ export async function deletePhoto(businessId: string, photoId: string): Promise<
             TableName: tableName,
             Key: keys.photo(businessId, photoId),
             UpdateExpression: 'SET deleted_at = :now, updated_at = :now, gsi1sk = :feed',
-            ConditionExpression: 'attribute_exists(pk) AND deleted_at = :null',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
             ExpressionAttributeValues: {
               ':now': now,
-              ':null': null,
               ':feed': keys.photoFeed(businessId, now, photoId).gsi1sk,
             },
           },
@@ -186,7 +186,7 @@ export async function findPhoto(photoId: string): Promise<PhotoItem> {
       ).Item
     : undefined;
   if (!photo) throw new NotFoundError(`No photo ${photoId}`);
-  return withoutKeys(photo) as unknown as PhotoItem;
+  return storedPhoto(photo);
 }
 
 /** Businesses with at least one live photo, by business id (one Query of the sparse index). */
@@ -238,18 +238,14 @@ export async function listPhotos(query: {
       IndexName: 'gsi1',
       // '~' sorts after every character of an id: everything at `after` itself is left out.
       KeyConditionExpression: after ? 'gsi1pk = :pk AND gsi1sk > :after' : 'gsi1pk = :pk',
-      ...(query.includeDeleted ? {} : { FilterExpression: 'deleted_at = :null' }),
-      ExpressionAttributeValues: {
-        ':pk': gsi1pk,
-        ...(after ? { ':after': `${after}#~` } : {}),
-        ...(query.includeDeleted ? {} : { ':null': null }),
-      },
+      ...(query.includeDeleted ? {} : { FilterExpression: 'attribute_not_exists(deleted_at)' }),
+      ExpressionAttributeValues: { ':pk': gsi1pk, ...(after ? { ':after': `${after}#~` } : {}) },
       Limit: query.limit,
       ...(start ? { ExclusiveStartKey: start } : {}),
     }),
   );
   return {
-    items: (result.Items ?? []).map((item) => photoView(withoutKeys(item) as unknown as PhotoItem)),
+    items: (result.Items ?? []).map((item) => photoView(storedPhoto(item))),
     next_cursor: encodeMediaCursor(tag, result.LastEvaluatedKey),
   };
 }
@@ -266,6 +262,12 @@ export async function membership(businessId: string, userId: string) {
     is_member: items.some((item) => String(item.sk).startsWith('MEMBER#')),
   };
 }
+
+const withoutDeletedAt = ({ deleted_at: _deleted, ...rest }: PhotoItem) => rest;
+
+/** A photo as stored, with deleted_at null while it is live. */
+const storedPhoto = (item: Record<string, unknown>): PhotoItem =>
+  ({ ...withoutKeys(item), deleted_at: item.deleted_at ?? null }) as unknown as PhotoItem;
 
 /** The wire shape: `asset_id` is the photo id. */
 export function photoView(photo: PhotoItem) {

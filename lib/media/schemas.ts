@@ -86,3 +86,18 @@ export const BusinessMembershipData = z
 export const PhotoBytes = z
   .string()
   .meta({ id: 'PhotoBytes', format: 'binary', description: 'The image bytes' });
+
+export const PhotoUsageItem = z
+  .object({
+    business_id: z.uuid(),
+    entity: z
+      .string()
+      .meta({ description: 'The kind of record (profile, service, service_item, package, team_member)' }),
+    record_id: z.string(),
+    fields: z.array(z.string()).meta({ description: 'The fields of that record that hold the photo' }),
+  })
+  .meta({ id: 'PhotoUsageItem' });
+
+export const PhotoUsagesData = z
+  .object({ asset_id: z.uuid(), in_use: z.boolean(), usages: z.array(PhotoUsageItem) })
+  .meta({ id: 'PhotoUsagesData' });

@@ -12,6 +12,8 @@ export type ActionRole =
   | { kind: 'count' }
   | { kind: 'reference'; field: string; index?: number; target: string }
   | { kind: 'unreference' }
+  /** A photo's reverse reference to the record (unconditional). */
+  | { kind: 'usage' }
   | { kind: 'primary' }
   | { kind: 'history' }
   /** A caller's condition on another item (a changeset item still staged, an entry not undone). */

@@ -6,6 +6,7 @@ import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { historyEntry } from '#lib/records/history.ts';
+import { planPhotoUsages } from '#lib/records/photo-usages.ts';
 import type { ActionRole, AddAction, PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
 import { planPrimary } from '#lib/records/primary-location.ts';
 import {
@@ -179,8 +180,8 @@ function planRecord(
 }
 
 /**
- * The items a write puts in its transaction besides the record's own: reference counts, the primary
- * location, Change History entries and the caller's guards. Any further item that must be written
+ * The items a write puts in its transaction besides the record's own: reference counts, photo
+ * usages, the primary location, Change History entries and the caller's guards. Any further item that must be written
  * atomically with the record is planned here. Returns the id of the write's Change History entry.
  */
 function planAccompanyingItems(
@@ -201,6 +202,7 @@ function planAccompanyingItems(
   add: AddAction,
 ): string {
   planReferences(entity, businessId, current, next, add);
+  planPhotoUsages(entity, businessId, recordId, current, next, add);
   const mainHistory: Record<string, unknown> = {
     ...historyEntry(entity, businessId, recordId, current, next, options.actor, now, historyId),
     // The record's version after this write (for a delete: the version it had), for undo checks.

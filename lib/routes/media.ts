@@ -11,6 +11,7 @@ import {
   PhotoBytes,
   PhotoPathParams,
   PhotosQuery,
+  PhotoUsagesData,
 } from '#lib/media/schemas.ts';
 
 const BASE = '/api/v1/internal/media';
@@ -98,5 +99,16 @@ export const mediaRoutes = {
     binaryContentTypes: IMAGE_TYPES,
     errors: [400, 404, 410],
     permissions: { table: 'read', photos: 'read', photoKeys: 'businesses/*' },
+  },
+  getPhotoUsages: {
+    ...common,
+    operationId: 'getPhotoUsages',
+    method: 'GET',
+    path: `${BASE}/photos/{photo_id}/usages`,
+    handler: 'functions/media/get-photo-usages.ts',
+    summary: 'Every record field that references the photo (the delete-guard cross-check)',
+    request: { params: PhotoPathParams },
+    response: PhotoUsagesData,
+    errors: [400, 404],
   },
 } as const satisfies Record<string, RouteDefinition>;
