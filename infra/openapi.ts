@@ -192,7 +192,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
               body: {
                 required: true,
                 content: {
-                  [route.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: {
+                  [{ form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data', json: 'application/json' }[route.bodyFormat ?? 'json']]: {
                     schema: route.request.body,
                     ...(route.example === undefined ? {} : { example: route.example }),
                   },

@@ -137,6 +137,11 @@ export const keys = {
   livePhotoCount: (businessId: string): ItemKey => ({ pk: businessPartition(businessId), sk: 'LIVE_PHOTOS' }),
   /** gsi1 keys of a live-photo counter above 0: the businesses with photos, for backfills. */
   mediaBusiness: (businessId: string) => ({ gsi1pk: 'MEDIA_BUSINESSES', gsi1sk: businessId }),
+  /** The photo an import with this idempotency key (hashed) made, so a retry returns it. */
+  importIdempotency: (businessId: string, keyHash: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `PHOTO_IMPORT#${keyHash}`,
+  }),
   /** An industry gallery photo; bytes at S3 `gallery/<industry_id>/<id>`. */
   galleryPhoto: (industryId: string, photoId: string): ItemKey => ({
     pk: `GALLERY#${industryId}`,

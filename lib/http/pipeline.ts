@@ -3,6 +3,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
@@ -191,12 +192,34 @@ function onlyRouteMethod<P>(route: RouteDefinition): MiddlewareObj<Event, Result
   };
 }
 
-/** The route's body parser: JSON (default) or an HTML form (the OAuth token and revoke endpoints). */
+/**
+ * The route's body parser: JSON (default), an HTML form (the OAuth token and revoke endpoints) or
+ * multipart/form-data (photo imports).
+ */
 function requestBody<P>(
-  format: 'json' | 'form',
+  format: 'json' | 'form' | 'multipart',
   maxBytes: number,
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  return format === 'form' ? formRequestBody(maxBytes) : jsonRequestBody(maxBytes);
+  if (format === 'form') return formRequestBody(maxBytes);
+  if (format === 'multipart') return multipartRequestBody(maxBytes);
+  return jsonRequestBody(maxBytes);
+}
+
+/** @middy/http-multipart-body-parser (busboy) after the size check; a malformed body is a 415. */
+function multipartRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
+  const parser = httpMultipartBodyParser();
+  return {
+    before: async (request) => {
+      assertBodySize(request.event, maxBytes);
+      try {
+        await parser.before?.(request as unknown as Request);
+      } catch (error) {
+        const cause = (error as { cause?: { package?: string } }).cause;
+        if (cause?.package !== '@middy/http-multipart-body-parser') throw error;
+        throw new UnsupportedMediaTypeError('Send the body as multipart/form-data');
+      }
+    },
+  };
 }
 
 function assertBodySize(event: Event, maxBytes: number): void {

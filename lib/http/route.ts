@@ -42,8 +42,11 @@ export interface RouteDefinition {
    * ErrorResponse except 422, which is `HTTPValidationError` `{detail: [...]}` (consent, spec §4.1).
    */
   errorFormat?: 'envelope' | 'oauth' | 'http-validation';
-  /** The request body's encoding (default JSON); 'form' = application/x-www-form-urlencoded. */
-  bodyFormat?: 'json' | 'form';
+  /**
+   * The request body's encoding (default JSON); 'form' = application/x-www-form-urlencoded;
+   * 'multipart' = multipart/form-data (files arrive as `{filename, mimetype, content: Buffer}`).
+   */
+  bodyFormat?: 'json' | 'form' | 'multipart';
   /**
    * 'any-origin': browser clients on any origin may call it (no credentials): responses carry
    * `access-control-allow-origin: *`, and an OPTIONS preflight on the same path reaches the same

@@ -1,6 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
@@ -15,6 +21,8 @@ import { photoObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
  * above 0. Bytes go to S3 first; a photo item never points at missing bytes, and bytes whose item
  * could not be written are removed again.
  */
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
 export interface PhotoItem {
   id: string;
   business_id: string;
@@ -48,7 +56,12 @@ export interface NewPhoto {
   externalExpiresAt?: string | null;
 }
 
-export async function addPhoto(input: NewPhoto): Promise<PhotoItem> {
+/**
+ * Store a photo: its bytes first, then one transaction with the photo's items and `extraItems`
+ * (conditions and records a caller needs in the same transaction, after the three of
+ * photoWrites). When the transaction fails the bytes are removed again and the error rethrown.
+ */
+export async function addPhoto(input: NewPhoto, extraItems: TransactItem[] = []): Promise<PhotoItem> {
   const now = new Date().toISOString();
   const photo: PhotoItem = {
     id: input.id ?? randomUUID(),
@@ -79,7 +92,7 @@ export async function addPhoto(input: NewPhoto): Promise<PhotoItem> {
     );
   }
   try {
-    await dynamo.send(new TransactWriteCommand({ TransactItems: photoWrites(photo) }));
+    await dynamo.send(new TransactWriteCommand({ TransactItems: [...photoWrites(photo), ...extraItems] }));
   } catch (error) {
     if (input.bytes) await s3.send(new DeleteObjectCommand({ Bucket: photosBucket, Key: objectKey }));
     throw error;
@@ -88,7 +101,7 @@ export async function addPhoto(input: NewPhoto): Promise<PhotoItem> {
 }
 
 /** The transaction items that store a new live photo: the item, its owner pointer, the counter. */
-export function photoWrites(photo: PhotoItem) {
+export function photoWrites(photo: PhotoItem): TransactItem[] {
   return [
     {
       Put: {

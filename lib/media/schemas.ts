@@ -101,3 +101,28 @@ export const PhotoUsageItem = z
 export const PhotoUsagesData = z
   .object({ asset_id: z.uuid(), in_use: z.boolean(), usages: z.array(PhotoUsageItem) })
   .meta({ id: 'PhotoUsagesData' });
+
+/** The `meta` form field of an import, as JSON. */
+export const ImportMeta = z.strictObject({
+  business_id: z.uuid(),
+  source_asset_id: z.uuid(),
+  alt_text: z.string().max(1000).optional(),
+  idempotency_key: z.string().min(1).max(200).optional(),
+});
+
+export const ImportDerivativeForm = z
+  .strictObject({
+    file: z.unknown().optional().meta({
+      type: 'string',
+      format: 'binary',
+      description: 'The image (JPEG, PNG, WebP or AVIF, at most 4 MB)',
+    }),
+    meta: z.string().max(10_000).optional().meta({
+      description: 'JSON: {business_id, source_asset_id, alt_text?, idempotency_key?}',
+    }),
+  })
+  .meta({ id: 'ImportDerivativeForm' });
+
+export const ImportDerivativeData = z
+  .object({ asset_id: z.uuid(), public_url: z.string().nullable(), photo_source: z.literal('derived') })
+  .meta({ id: 'ImportDerivativeData' });
