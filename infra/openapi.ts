@@ -112,6 +112,12 @@ function responseSchema(route: RouteDefinition): z.ZodType {
   });
 }
 
+const BODY_CONTENT_TYPES = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+} as const;
+
 /** An API Gateway path in OpenAPI's form: a greedy `{proxy+}` is written `{proxy}`. */
 export const openApiPath = (path: string) => path.replace(/\{(\w+)\+\}/g, '{$1}');
 
@@ -192,7 +198,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
               body: {
                 required: true,
                 content: {
-                  [{ form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data', json: 'application/json' }[route.bodyFormat ?? 'json']]: {
+                  [BODY_CONTENT_TYPES[route.bodyFormat ?? 'json']]: {
                     schema: route.request.body,
                     ...(route.example === undefined ? {} : { example: route.example }),
                   },

@@ -40,6 +40,7 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     sesSender: context('sesSender') ?? 'no-reply@example.com',
     consoleUrl,
     // Browser pages that may call /mcp (DNS-rebinding protection): the console unless told otherwise.
+    photosPublicBaseUrl: context('photosPublicBaseUrl'),
     mcpAllowedOrigins: (context('mcpAllowedOrigins') ?? new URL(consoleUrl).origin)
       .split(',')
       .map((origin) => origin.trim())

@@ -32,6 +32,8 @@ export interface ServiceConfig {
   publicUrl: string;
   /** Browser origins that may call the tool server (context `mcpAllowedOrigins`). */
   mcpAllowedOrigins: string[];
+  /** A CDN in front of the photo bucket (context `photosPublicBaseUrl`): imports name public URLs. */
+  photosPublicBaseUrl?: string | undefined;
 }
 
 /**
@@ -69,6 +71,9 @@ export class ServiceFunction extends Construct {
       environment.INTERNAL_API_KEYS_SECRET_ID = stateful.internalApiKeys.secretArn;
     }
     if (route.permissions.photos) environment.PHOTOS_BUCKET = stateful.photosBucket.bucketName;
+    if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
+      environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
+    }
     if (route.permissions.sendEmail) environment.SES_SENDER = config.sesSender;
     // Links into the console: invite e-mails, and /oauth/authorize's redirect to the consent page.
     if (route.permissions.sendEmail || route.area === 'oauth') environment.CONSOLE_URL = config.consoleUrl;

@@ -116,6 +116,15 @@ describe('import-derivative', () => {
     expect(
       listed.body.items.filter((i: { photo_source: string }) => i.photo_source === 'derived'),
     ).toHaveLength(1);
+    // The nine that lost the race removed their bytes: the source's and the one photo's remain.
+    const objects = await s3.send(
+      new ListObjectsV2Command({ Bucket: photosBucket, Prefix: `businesses/${tenant.businessId}/photos/` }),
+    );
+    expect(objects.Contents?.map((object) => object.Key).sort()).toEqual(
+      [source.id, outcomes[0]?.body.asset_id]
+        .map((id) => `businesses/${tenant.businessId}/photos/${id}`)
+        .sort(),
+    );
   });
 
   it.each([
