@@ -8,6 +8,9 @@ export default defineConfig({
   test: {
     // Structured request logs are for operators; in test output they only hide the results.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // One file at a time: the machine has 2 cores, and the concurrency and timeout tests measure
+    // the service, not contention with the bundle builds of another file.
+    fileParallelism: false,
     projects: [
       {
         extends: true,

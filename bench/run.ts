@@ -14,6 +14,7 @@ import { buildBundle, type ColdStart, coldStart } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { measureEdits } from './edits-apply.ts';
 import { measureMcp } from './mcp-calls.ts';
+import { measureMedia } from './media-calls.ts';
 import { assistantToken, measureOAuthCalls } from './oauth-calls.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -109,6 +110,22 @@ try {
   console.log(
     `Warm, through the harness (median of ${mcp.runs}): tools/list ${mcp.toolsListMs.toFixed(1)} ms; get_snapshot ${mcp.snapshotMs.toFixed(1)} ms with ${mcp.snapshotCalls} DynamoDB calls (+1 auth: the grant)`,
   );
+
+  const mediaFigures = await measureMedia(harness.info, Math.max(5, RUNS));
+  console.log('\nInternal media (DynamoDB calls as counted by the harness; the internal key costs none)\n');
+  console.log('| operation | status | DynamoDB calls |');
+  console.log('|---|---:|---:|');
+  for (const row of mediaFigures.calls) console.log(`| ${row.operation} | ${row.status} | ${row.calls} |`);
+  console.log(
+    `\nStreaming a photo (median of ${mediaFigures.runs}), next to a bare S3 GetObject of the same object\n`,
+  );
+  console.log('| photo | through the harness ms | bare GetObject ms | × |');
+  console.log('|---:|---:|---:|---:|');
+  for (const row of mediaFigures.streaming) {
+    console.log(
+      `| ${row.megabytes} MB | ${row.throughHarnessMs.toFixed(1)} | ${row.bareGetObjectMs.toFixed(1)} | ${(row.throughHarnessMs / row.bareGetObjectMs).toFixed(2)} |`,
+    );
+  }
 } finally {
   rmSync(workDir, { recursive: true, force: true });
   await harness.stop();

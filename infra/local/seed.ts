@@ -3,8 +3,11 @@ import { ensurePlatformAdmin } from '#lib/admins/platform-admin-store.ts';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { MemberRole } from '#lib/auth/business-access.ts';
 import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
+import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
+import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
 import { createRecord, setMembers } from '#lib/records/record-writes.ts';
+import { png } from './demo-images.ts';
 import { localUserId } from './dev-issuer.ts';
 
 /** What the seed created; kept in `.local/seed.json` so later starts can print credentials again. */
@@ -53,17 +56,70 @@ export async function seedDemoData(): Promise<SeedRecord> {
     businesses: [firstBusiness.id],
     scopes: ['read', 'write'],
   });
-  await seedDemoRecords(firstBusiness.id, localUserId(firstBusiness.members.owner));
+  const servicePhoto = await seedDemoPhotos(firstBusiness.id);
+  await seedDemoRecords(firstBusiness.id, localUserId(firstBusiness.members.owner), servicePhoto);
+  await seedGallery();
   return { businesses, platform_admin_email: platformAdminEmail, agent_key: key };
 }
 
+/**
+ * Photos of the first demo business, bytes in s3rver: one the demo service uses, one unused, one
+ * deleted, and an external one whose URL has expired (its bytes answer 410). Returns the first.
+ */
+async function seedDemoPhotos(businessId: string): Promise<string> {
+  const upload = (rgb: [number, number, number], altText: string) =>
+    addPhoto({
+      businessId,
+      bytes: png(32, 24, rgb),
+      contentType: 'image/png',
+      width: 32,
+      height: 24,
+      altText,
+      source: 'upload',
+    });
+  const used = await upload([0xc0, 0x8a, 0x4b], 'Fresh loaves on the counter');
+  await upload([0x4b, 0x7a, 0xc0], 'The shop at night');
+  const deleted = await upload([0x80, 0x80, 0x80], 'A blurry test shot');
+  await deletePhoto(businessId, deleted.id);
+  await addPhoto({
+    businessId,
+    contentType: 'image/jpeg',
+    source: 'external',
+    externalUrl: 'https://images.example/harbor-bakery/old-banner.jpg',
+    externalExpiresAt: '2026-01-01T00:00:00.000Z',
+    altText: 'An old banner, hosted elsewhere',
+  });
+  return used.id;
+}
+
+/** A small industry gallery (bakery, plumbing) for the gallery operations. */
+async function seedGallery(): Promise<void> {
+  for (const [industryId, rgb] of [
+    ['bakery', [0xe0, 0xc0, 0x90]],
+    ['bakery', [0xa0, 0x60, 0x30]],
+    ['plumbing', [0x30, 0x60, 0xa0]],
+  ] as const) {
+    await addGalleryPhoto({
+      industryId,
+      bytes: png(32, 24, [...rgb]),
+      contentType: 'image/png',
+      width: 32,
+      height: 24,
+    });
+  }
+}
+
 /** One record of every kind in a business (its entity's example), with memberships wired up. */
-async function seedDemoRecords(businessId: string, ownerId: string): Promise<void> {
+async function seedDemoRecords(businessId: string, ownerId: string, servicePhotoId: string): Promise<void> {
   const options = { actor: { type: 'user' as const, id: ownerId } };
   const created: Partial<Record<EntityName, string>> = {};
   for (const definition of agentEntities) {
     const body =
-      definition.name === 'location' ? { ...definition.example, is_primary: true } : definition.example;
+      definition.name === 'location'
+        ? { ...definition.example, is_primary: true }
+        : definition.name === 'service'
+          ? { ...definition.example, photo_id: servicePhotoId }
+          : definition.example;
     created[definition.name] = (await createRecord(definition.name, businessId, body, options)).id;
   }
   const { service, service_item, package: packageId } = created;

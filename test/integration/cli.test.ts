@@ -1,12 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { routeTable } from '#lib/routes/route-table.ts';
+import { png } from '../../infra/local/demo-images.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
 
@@ -139,6 +140,30 @@ describe('command-line tools', () => {
     ).rejects.toMatchObject({
       stderr: expect.stringMatching(/^error: The javascript: scheme is not allowed/),
     });
+  });
+
+  it('gallery adds an image to an industry gallery, which the media API then lists and streams', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bps-gallery-'));
+    try {
+      const file = join(dir, 'cake.png');
+      writeFileSync(file, png(6, 4));
+      const industry = `cli-${Date.now()}`;
+
+      const added = JSON.parse((await cli('gallery', ['add', '--industry', industry, file])).stdout);
+      const listed = await api('GET', `/api/v1/internal/media/gallery?industry_id=${industry}`, {
+        headers: { 'x-internal-api-key': harness.credentials.internal_api_key },
+      });
+
+      expect(added).toMatchObject({ industry_id: industry, content_type: 'image/png', width: 6, height: 4 });
+      expect(listed.body.items.map((item: { asset_id: string }) => item.asset_id)).toEqual([added.id]);
+      await expect(
+        cli('gallery', ['add', '--industry', industry, join(dir, 'missing.png')]),
+      ).rejects.toMatchObject({
+        stderr: expect.stringContaining('does not exist'),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('agent-key rejects bad arguments without touching the table', async () => {

@@ -1,7 +1,8 @@
-import { crc32, deflateSync } from 'node:zlib';
+export { png } from '../../infra/local/demo-images.ts';
 
 /**
- * Small images made in the test, one per accepted type. The PNG is a complete, decodable image;
+ * Small images made in the test, one per accepted type. The PNG (shared with the demo data) is a
+ * complete, decodable image;
  * the JPEG, WebP and AVIF carry real headers (signature, dimensions) around a token payload, which
  * is what a type check by magic bytes and a dimension read from the header look at.
  */
@@ -11,22 +12,6 @@ const u32 = (value: number) => {
   return buffer;
 };
 const u16 = (value: number) => Buffer.from([value >> 8, value & 0xff]);
-
-export function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    return Buffer.concat([u32(data.length), body, u32(crc32(body))]);
-  };
-  const header = Buffer.concat([u32(width), u32(height), Buffer.from([8, 2, 0, 0, 0])]);
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0x7f)]);
-  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', pixels),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 export function jpeg(width: number, height: number): Buffer {
   const app0 = Buffer.concat([
