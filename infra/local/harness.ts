@@ -72,6 +72,8 @@ export interface RunningHarness {
 
 interface LocalSecrets {
   internal_api_key: string;
+  /** A second accepted key, as during a rotation (the internal key's `previous`). */
+  previous_internal_api_key?: string;
   seed?: SeedRecord;
 }
 
@@ -117,6 +119,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     const secrets: LocalSecrets = existsSync(secretsFile)
       ? JSON.parse(readFileSync(secretsFile, 'utf8'))
       : { internal_api_key: `ik_${randomBytes(24).toString('base64url')}` };
+    const hadPreviousKey = secrets.previous_internal_api_key !== undefined;
+    secrets.previous_internal_api_key ??= `ik_${randomBytes(24).toString('base64url')}`;
 
     // Handlers and lib/ read their configuration from the environment when they load, as in Lambda.
     const env: Record<string, string> = {
@@ -131,7 +135,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       JWT_ISSUER: LOCAL_ISSUER,
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
-      INTERNAL_API_KEYS: secrets.internal_api_key,
+      // Two keys are accepted, as in AWS while a key is rotated (current, previous).
+      INTERNAL_API_KEYS: `${secrets.internal_api_key},${secrets.previous_internal_api_key}`,
       SES_SENDER: LOCAL_SES_SENDER,
       CONSOLE_URL: localConsoleUrl(baseUrl),
       // The authorization server's issuer is the public base URL; locally, the harness's.
@@ -150,9 +155,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     Object.assign(process.env, env);
 
     const issuer = await loadDevIssuer(options.stateDir);
-    if (!secrets.seed) {
-      const { seedDemoData } = await import('./seed.ts');
-      secrets.seed = await seedDemoData();
+    if (!secrets.seed || !hadPreviousKey) {
+      if (!secrets.seed) {
+        const { seedDemoData } = await import('./seed.ts');
+        secrets.seed = await seedDemoData();
+      }
       writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
     }
     const seed = secrets.seed;

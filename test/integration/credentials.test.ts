@@ -83,14 +83,23 @@ describe('agent keys (against DynamoDB Local)', () => {
 });
 
 describe('internal API key', () => {
-  it('accepts the configured key and rejects others with 401', async () => {
+  it('accepts the configured keys (current and previous) and rejects others with 401', async () => {
     internalAuth.prepare();
-    const valid = process.env.INTERNAL_API_KEYS ?? '';
+    const configured = (process.env.INTERNAL_API_KEYS ?? '').split(',');
+    const valid = configured[0] ?? '';
 
-    await expect(internalAuth.authenticate({ 'x-internal-api-key': valid })).resolves.toEqual({
-      kind: 'internal-service',
-    });
-    for (const headers of [{}, { 'x-internal-api-key': `${valid}x` }, { 'x-internal-api-key': '' }]) {
+    expect(configured).toHaveLength(2);
+    for (const key of configured) {
+      await expect(internalAuth.authenticate({ 'x-internal-api-key': key })).resolves.toEqual({
+        kind: 'internal-service',
+      });
+    }
+    for (const headers of [
+      {},
+      { 'x-internal-api-key': `${valid}x` },
+      { 'x-internal-api-key': '' },
+      { 'x-internal-api-key': configured.join(',') },
+    ]) {
       await expect(internalAuth.authenticate(headers)).rejects.toBeInstanceOf(UnauthorizedError);
     }
   });

@@ -55,6 +55,29 @@ describe('internal media: authentication', () => {
   );
 });
 
+describe('internal media: key rotation', () => {
+  it('accepts the previous key as well as the current one on every operation', async () => {
+    const tenant = await arrangeTenant();
+    const photo = await upload(tenant.businessId);
+    const [current, previous] = inject('harness').env.INTERNAL_API_KEYS?.split(',') ?? [];
+    expect(previous).toBeDefined();
+
+    for (const rotated of [current, previous]) {
+      const headers = { 'x-internal-api-key': rotated as string };
+      for (const path of [
+        '/businesses',
+        `/businesses/${tenant.businessId}/members/${randomUUID()}`,
+        '/gallery',
+        `/photos?business_id=${tenant.businessId}`,
+        `/photos/${photo.id}/bytes`,
+        `/photos/${photo.id}/usages`,
+      ]) {
+        expect((await api('GET', `${MEDIA}${path}`, { headers })).status, path).toBe(200);
+      }
+    }
+  });
+});
+
 describe('internal media: photos', () => {
   it('lists a business’s photos as a change feed, page by page, with and without deleted ones', async () => {
     const tenant = await arrangeTenant();
