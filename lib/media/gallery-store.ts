@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { decodeMediaCursor, encodeMediaCursor } from '#lib/media/cursor.ts';
-import { galleryObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
+import { galleryObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 
 /**
  * Industry gallery photos (DESIGN §8): `GALLERY#<industry_id>` / `PHOTO#<id>`, listed through gsi1
@@ -43,17 +42,9 @@ export async function addGalleryPhoto(input: {
     alt_text: input.altText ?? null,
     created_at: new Date().toISOString(),
   };
-  const objectKey = galleryObjectKey(photo.industry_id, photo.id);
-  await s3.send(
-    new PutObjectCommand({
-      Bucket: photosBucket,
-      Key: objectKey,
-      Body: input.bytes,
-      ContentType: photo.content_type,
-    }),
-  );
-  try {
-    await dynamo.send(
+  const key = galleryObjectKey(photo.industry_id, photo.id);
+  await storeThenWrite({ key, bytes: input.bytes, contentType: photo.content_type }, () =>
+    dynamo.send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -74,11 +65,8 @@ export async function addGalleryPhoto(input: {
           },
         ],
       }),
-    );
-  } catch (error) {
-    await s3.send(new DeleteObjectCommand({ Bucket: photosBucket, Key: objectKey }));
-    throw error;
-  }
+    ),
+  );
   return photo;
 }
 

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   GetCommand,
   QueryCommand,
@@ -12,7 +11,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { decodeMediaCursor, encodeMediaCursor } from '#lib/media/cursor.ts';
-import { photoObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
+import { photoObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 
 /**
  * A business's photos (DESIGN §8): the item `BUSINESS#<b>` / `PHOTO#<id>` with its change-feed
@@ -80,22 +79,13 @@ export async function addPhoto(input: NewPhoto, extraItems: TransactItem[] = [])
     created_at: now,
     updated_at: now,
   };
-  const objectKey = photoObjectKey(photo.business_id, photo.id);
+  const write = () =>
+    dynamo.send(new TransactWriteCommand({ TransactItems: [...photoWrites(photo), ...extraItems] }));
   if (input.bytes) {
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: photosBucket,
-        Key: objectKey,
-        Body: input.bytes,
-        ContentType: photo.content_type,
-      }),
-    );
-  }
-  try {
-    await dynamo.send(new TransactWriteCommand({ TransactItems: [...photoWrites(photo), ...extraItems] }));
-  } catch (error) {
-    if (input.bytes) await s3.send(new DeleteObjectCommand({ Bucket: photosBucket, Key: objectKey }));
-    throw error;
+    const key = photoObjectKey(photo.business_id, photo.id);
+    await storeThenWrite({ key, bytes: input.bytes, contentType: photo.content_type }, write);
+  } else {
+    await write();
   }
   return photo;
 }
