@@ -1,6 +1,15 @@
 import { crc32, deflateSync } from 'node:zlib';
 
-/** A complete, decodable PNG of one colour (RGB), for demo photos and tests; no image library. */
+/**
+ * Demo images without an image library: a PNG of any size and colour, made here, and the
+ * smallest complete JPEG and WebP (1×1, lossless WebP), which decoders accept.
+ */
+export const TINY_JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  'base64',
+);
+export const TINY_WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
+
 const u32 = (value: number) => {
   const buffer = Buffer.alloc(4);
   buffer.writeUInt32BE(value);

@@ -7,7 +7,7 @@ import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
 import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
 import { createRecord, setMembers } from '#lib/records/record-writes.ts';
-import { png } from './demo-images.ts';
+import { png, TINY_JPEG, TINY_WEBP } from './demo-images.ts';
 import { localUserId } from './dev-issuer.ts';
 
 /** What the seed created; kept in `.local/seed.json` so later starts can print credentials again. */
@@ -56,30 +56,29 @@ export async function seedDemoData(): Promise<SeedRecord> {
     businesses: [firstBusiness.id],
     scopes: ['read', 'write'],
   });
-  const servicePhoto = await seedDemoPhotos(firstBusiness.id);
-  await seedDemoRecords(firstBusiness.id, localUserId(firstBusiness.members.owner), servicePhoto);
+  const photos = await seedDemoPhotos(firstBusiness.id);
+  await seedDemoRecords(firstBusiness, localUserId(firstBusiness.members.owner), photos);
   await seedGallery();
   return { businesses, platform_admin_email: platformAdminEmail, agent_key: key };
 }
 
 /**
- * Photos of the first demo business, bytes in s3rver: one the demo service uses, one unused, one
- * deleted, and an external one whose URL has expired (its bytes answer 410). Returns the first.
+ * Photos of the first demo business, bytes in s3rver: a JPEG used as the profile logo, a PNG the
+ * demo service uses, an unused WebP, a deleted PNG, and an external photo whose URL has expired
+ * (its bytes answer 410).
  */
-async function seedDemoPhotos(businessId: string): Promise<string> {
-  const upload = (rgb: [number, number, number], altText: string) =>
-    addPhoto({
-      businessId,
-      bytes: png(32, 24, rgb),
-      contentType: 'image/png',
-      width: 32,
-      height: 24,
-      altText,
-      source: 'upload',
-    });
-  const used = await upload([0xc0, 0x8a, 0x4b], 'Fresh loaves on the counter');
-  await upload([0x4b, 0x7a, 0xc0], 'The shop at night');
-  const deleted = await upload([0x80, 0x80, 0x80], 'A blurry test shot');
+async function seedDemoPhotos(businessId: string): Promise<{ logo: string; service: string }> {
+  const upload = (bytes: Buffer, contentType: string, size: number, altText: string) =>
+    addPhoto({ businessId, bytes, contentType, width: size, height: size, altText, source: 'upload' });
+  const logo = await upload(TINY_JPEG, 'image/jpeg', 1, 'Harbor Bakery logo');
+  const service = await upload(
+    png(24, 24, [0xc0, 0x8a, 0x4b]),
+    'image/png',
+    24,
+    'Fresh loaves on the counter',
+  );
+  await upload(TINY_WEBP, 'image/webp', 1, 'The shop at night');
+  const deleted = await upload(png(24, 24, [0x80, 0x80, 0x80]), 'image/png', 24, 'A blurry test shot');
   await deletePhoto(businessId, deleted.id);
   await addPhoto({
     businessId,
@@ -89,7 +88,7 @@ async function seedDemoPhotos(businessId: string): Promise<string> {
     externalExpiresAt: '2026-01-01T00:00:00.000Z',
     altText: 'An old banner, hosted elsewhere',
   });
-  return used.id;
+  return { logo: logo.id, service: service.id };
 }
 
 /** A small industry gallery (bakery, plumbing) for the gallery operations. */
@@ -109,16 +108,31 @@ async function seedGallery(): Promise<void> {
   }
 }
 
-/** One record of every kind in a business (its entity's example), with memberships wired up. */
-async function seedDemoRecords(businessId: string, ownerId: string, servicePhotoId: string): Promise<void> {
+/**
+ * The business's profile (with the logo) and one record of every other kind (its entity's
+ * example), with memberships wired up.
+ */
+async function seedDemoRecords(
+  business: { id: string; name: string },
+  ownerId: string,
+  photos: { logo: string; service: string },
+): Promise<void> {
+  const businessId = business.id;
   const options = { actor: { type: 'user' as const, id: ownerId } };
+  await createRecord(
+    'profile',
+    businessId,
+    { name: business.name, logo_photo_id: photos.logo },
+    options,
+    'profile',
+  );
   const created: Partial<Record<EntityName, string>> = {};
   for (const definition of agentEntities) {
     const body =
       definition.name === 'location'
         ? { ...definition.example, is_primary: true }
         : definition.name === 'service'
-          ? { ...definition.example, photo_id: servicePhotoId }
+          ? { ...definition.example, photo_id: photos.service }
           : definition.example;
     created[definition.name] = (await createRecord(definition.name, businessId, body, options)).id;
   }

@@ -55,6 +55,33 @@ describe('internal media: authentication', () => {
   );
 });
 
+describe('internal media: the demo data', () => {
+  it('seeds the first demo business with photos of each kind, a profile logo and a gallery', async () => {
+    const business = inject('harness').credentials.businesses[0]?.id as string;
+
+    const photos = (await media(`/photos?business_id=${business}&include_deleted=true`)).body.items as {
+      asset_id: string;
+      content_type: string;
+      photo_source: string;
+      deleted_at: string | null;
+    }[];
+    const logo = photos.find(
+      (photo) => photo.content_type === 'image/jpeg' && photo.photo_source === 'upload',
+    );
+    const usages = await media(`/photos/${logo?.asset_id}/usages`);
+
+    expect(photos.map((photo) => photo.content_type).sort()).toEqual(
+      expect.arrayContaining(['image/jpeg', 'image/png', 'image/webp']),
+    );
+    expect(photos.some((photo) => photo.deleted_at !== null)).toBe(true);
+    expect(photos.some((photo) => photo.photo_source === 'external')).toBe(true);
+    expect(usages.body.usages).toContainEqual(
+      expect.objectContaining({ entity: 'profile', record_id: 'profile', fields: ['logo_photo_id'] }),
+    );
+    expect((await media('/gallery?industry_id=bakery')).body.items.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('internal media: key rotation', () => {
   it('accepts the previous key as well as the current one on every operation', async () => {
     const tenant = await arrangeTenant();
