@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { esbuildOptions } from './bundling.ts';
@@ -23,6 +24,17 @@ const TABLE_WRITE_ACTIONS = [
   'dynamodb:DeleteItem',
   'dynamodb:BatchWriteItem',
 ];
+
+/** The route's timeout, refused at synth when it would outlive API Gateway's 30 s. */
+function functionTimeoutSeconds(route: RouteDefinition): number {
+  const seconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+  if (seconds > MAX_FUNCTION_TIMEOUT_SECONDS) {
+    throw new Error(
+      `${route.operationId}: timeoutSeconds ${seconds} exceeds ${MAX_FUNCTION_TIMEOUT_SECONDS} s`,
+    );
+  }
+  return seconds;
+}
 
 export interface ServiceConfig {
   stateful: StatefulStack;
@@ -94,7 +106,7 @@ export class ServiceFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 1024,
-      timeout: Duration.seconds(route.timeoutSeconds ?? 10),
+      timeout: Duration.seconds(functionTimeoutSeconds(route)),
       description: `${route.method} ${route.path}`,
       environment,
       role,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
 
@@ -13,7 +14,6 @@ export interface HttpResponse {
   body: Buffer;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 10;
 const loaded = new Map<string, Promise<LambdaHandler>>();
 
 /** Import a handler module once, like a warm Lambda container keeps it. */
@@ -37,7 +37,7 @@ export function loadHandler(rootDir: string, handlerFile: string): Promise<Lambd
  * 503, and a response over Lambda's 6 MB payload limit a 502.
  */
 export async function invokeRoute(rootDir: string, route: RouteDefinition, event: APIGatewayProxyEventV2) {
-  const timeoutMs = (route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const timeoutMs = (route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000;
   const deadline = Date.now() + timeoutMs;
   const context: Context = {
     callbackWaitsForEmptyEventLoop: false,

@@ -175,7 +175,7 @@ export const editsRoutes = {
     request: { params: ChangesetPathParams },
     response: ChangesetOutcome,
     errors: [403, 404, 409],
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
   },
   discardChangeset: {
     ...common,
@@ -216,7 +216,7 @@ export const editsRoutes = {
     request: { params: ChangesetPathParams },
     response: ChangesetOutcome,
     errors: [403, 404, 409],
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
   },
   undoChange: {
     ...common,
