@@ -9,14 +9,16 @@ export const tableName = requiredEnv('TABLE_NAME');
 /**
  * One client per container. DYNAMODB_ENDPOINT points it at DynamoDB Local; unset in AWS.
  * Its timeouts and attempts (lib/config/timeouts.ts) end a call to a dead or slow table within
- * the function's timeout, so the caller gets a 503 ErrorResponse, never a gateway timeout.
+ * the function's timeout, so the caller gets a 503 ErrorResponse, never a gateway timeout. The
+ * plain client is exported for libraries that take one (Powertools' idempotency store); code of
+ * ours uses the document client.
  */
-const baseClient = new DynamoDBClient({
+export const dynamoClient = new DynamoDBClient({
   ...(optionalEnv('DYNAMODB_ENDPOINT') ? { endpoint: optionalEnv('DYNAMODB_ENDPOINT') } : {}),
   ...sdkClientOptions('dynamodb'),
 });
-attachUsageCounter(baseClient);
+attachUsageCounter(dynamoClient);
 
-export const dynamo = DynamoDBDocumentClient.from(baseClient, {
+export const dynamo = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },
 });
