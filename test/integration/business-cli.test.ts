@@ -18,7 +18,9 @@ async function business(args: string[]) {
 }
 
 describe('npm run business', () => {
-  it('creates a business, adds a member who can then use it, and removes them again', async () => {
+  it('creates a business, adds a member who can then use it, and removes them again', {
+    timeout: 180_000,
+  }, async () => {
     const email = `owner-${randomUUID().slice(0, 8)}@cli.example`;
     const token = await (await issuer()).mintToken({ email });
     const created = JSON.parse((await business(['create', '--name', 'Corner Shop'])).stdout);
@@ -39,7 +41,9 @@ describe('npm run business', () => {
     expect((await api('GET', path, { token })).status).toBe(403);
   });
 
-  it('refuses a member of a business that does not exist, and bad arguments, with one line', async () => {
+  it('refuses a member of a business that does not exist, and bad arguments, with one line', {
+    timeout: 180_000,
+  }, async () => {
     const missing = randomUUID();
     await expect(
       business(['add-member', '--business', missing, '--role', 'owner', '--email', 'a@cli.example']),

@@ -1,5 +1,10 @@
-import type { PreTokenGenerationV2TriggerEvent } from 'aws-lambda';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV2TriggerHandler } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { buildBundle } from '../../bench/cold-start.ts';
 import { handler } from '../../functions/triggers/pre-token-generation.ts';
 
 /** A V2_0 event as Cognito sends it when a user signs in (attributes are strings). */
@@ -60,5 +65,31 @@ describe('Pre Token Generation trigger (V2_0)', () => {
     expect(
       result.response.claimsAndScopeOverrideDetails.accessTokenGeneration?.claimsToAddOrOverride,
     ).toEqual({});
+  });
+});
+
+describe('the trigger as deployed', () => {
+  it('bundles as CDK bundles it, imports and answers', { timeout: 60_000 }, async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'bps-trigger-'));
+    try {
+      const { file } = await buildBundle('functions/triggers/pre-token-generation.ts', outDir);
+      const bundled = (await import(pathToFileURL(file).href)) as {
+        handler: PreTokenGenerationV2TriggerHandler;
+      };
+      const result = (await bundled.handler(
+        signInEvent({ email: 'a@example.com', email_verified: 'true' }),
+        {} as never,
+        () => undefined,
+      )) as PreTokenGenerationV2TriggerEvent;
+
+      expect(
+        result.response.claimsAndScopeOverrideDetails.accessTokenGeneration?.claimsToAddOrOverride,
+      ).toEqual({
+        email: 'a@example.com',
+        email_verified: 'true',
+      });
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
   });
 });
