@@ -23,6 +23,8 @@ import { png } from '../support/images.ts';
 
 // Short, so a stalled call ends within seconds; long enough for a healthy call on a busy machine.
 const FUNCTION_TIMEOUT_SECONDS = 4;
+// Starting DynamoDB Local again (a JVM) takes tens of seconds on a busy machine.
+const FAULT_TEST_TIMEOUT_MS = 120_000;
 const PHOTOS_BUCKET = 'business-platform-photos-local';
 
 let stateDir: string;
@@ -232,112 +234,128 @@ async function expectPhotosWhole(businessId: string) {
 }
 
 describe('faults: DynamoDB Local paused (SIGSTOP)', () => {
-  it('answers every affected call 503 ErrorResponse with retry-after, writes nothing half, and recovers', async () => {
-    const source = await sourcePhoto();
-    // Warm: every handler loaded and connected while healthy.
-    for (const [name, response] of await sendAll(calls('warm', source))) {
-      expect(response.status, name).toBeLessThan(500);
-    }
-    expect((await oauthRefresh()).status).toBe(400);
+  it(
+    'answers every affected call 503 ErrorResponse with retry-after, writes nothing half, and recovers',
+    async () => {
+      const source = await sourcePhoto();
+      // Warm: every handler loaded and connected while healthy.
+      for (const [name, response] of await sendAll(calls('warm', source))) {
+        expect(response.status, name).toBeLessThan(500);
+      }
+      expect((await oauthRefresh()).status).toBe(400);
 
-    dynamodb.pause();
-    let responses: Awaited<ReturnType<typeof sendAll>>;
-    let oauth: ApiResponse;
-    try {
-      [responses, oauth] = await Promise.all([sendAll(calls('paused', source)), oauthRefresh()]);
-    } finally {
-      dynamodb.resume();
-    }
-    for (const [name, response] of responses) expectUnavailable(name, response);
-    expectOAuthUnavailable(oauth);
+      dynamodb.pause();
+      let responses: Awaited<ReturnType<typeof sendAll>>;
+      let oauth: ApiResponse;
+      try {
+        [responses, oauth] = await Promise.all([sendAll(calls('paused', source)), oauthRefresh()]);
+      } finally {
+        dynamodb.resume();
+      }
+      for (const [name, response] of responses) expectUnavailable(name, response);
+      expectOAuthUnavailable(oauth);
 
-    const next = await api('GET', faqs(), agent());
-    expect(next.status).toBe(200);
-    const records = await expectFaqsWhole(first());
-    expect(records.filter((record) => record.question === 'warm?')).toHaveLength(1);
-    await expectPhotosWhole(second());
-  });
+      const next = await api('GET', faqs(), agent());
+      expect(next.status).toBe(200);
+      const records = await expectFaqsWhole(first());
+      expect(records.filter((record) => record.question === 'warm?')).toHaveLength(1);
+      await expectPhotosWhole(second());
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('faults: DynamoDB Local killed, then started again on the same port', () => {
-  it('answers 503 ErrorResponse with retry-after while it is down, keeps every write whole, and serves again after the restart', async () => {
-    const source = await sourcePhoto();
-    const before = await api('POST', faqs(), {
-      ...agent(),
-      json: { question: 'before kill?', answer: 'Yes.' },
-    });
-    expect(before.status).toBe(201);
+  it(
+    'answers 503 ErrorResponse with retry-after while it is down, keeps every write whole, and serves again after the restart',
+    async () => {
+      const source = await sourcePhoto();
+      const before = await api('POST', faqs(), {
+        ...agent(),
+        json: { question: 'before kill?', answer: 'Yes.' },
+      });
+      expect(before.status).toBe(201);
 
-    await dynamodb.kill();
-    let responses: Awaited<ReturnType<typeof sendAll>>;
-    try {
-      responses = await sendAll(calls('killed', source));
-    } finally {
-      await dynamodb.restart();
-    }
-    for (const [name, response] of responses) expectUnavailable(name, response);
+      await dynamodb.kill();
+      let responses: Awaited<ReturnType<typeof sendAll>>;
+      try {
+        responses = await sendAll(calls('killed', source));
+      } finally {
+        await dynamodb.restart();
+      }
+      for (const [name, response] of responses) expectUnavailable(name, response);
 
-    const listed = await api('GET', `${faqs()}?limit=100`, agent());
-    expect(listed.status).toBe(200);
-    const after = await api('POST', faqs(), {
-      ...agent(),
-      json: { question: 'after restart?', answer: 'Yes.' },
-    });
-    expect(after.status).toBe(201);
-    // Whether 'before kill?' survived is DynamoDB Local's own durability (it may lose its last
-    // acknowledged writes to a SIGKILL; DynamoDB acknowledges only durable ones): not asserted.
-    const records = await expectFaqsWhole(first());
-    expect(records.map((record) => record.question)).toContain('after restart?');
-    expect(records.filter((record) => record.question === 'killed?')).toEqual([]);
-    await expectPhotosWhole(second());
-  });
+      const listed = await api('GET', `${faqs()}?limit=100`, agent());
+      expect(listed.status).toBe(200);
+      const after = await api('POST', faqs(), {
+        ...agent(),
+        json: { question: 'after restart?', answer: 'Yes.' },
+      });
+      expect(after.status).toBe(201);
+      // Whether 'before kill?' survived is DynamoDB Local's own durability (it may lose its last
+      // acknowledged writes to a SIGKILL; DynamoDB acknowledges only durable ones): not asserted.
+      const records = await expectFaqsWhole(first());
+      expect(records.map((record) => record.question)).toContain('after restart?');
+      expect(records.filter((record) => record.question === 'killed?')).toEqual([]);
+      await expectPhotosWhole(second());
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('faults: S3 unreachable', () => {
-  it('answers photo reads and imports 503 ErrorResponse with retry-after, keeps no item without bytes, and recovers', async () => {
-    const source = await sourcePhoto();
-    const photosBefore = await expectPhotosWhole(second());
+  it(
+    'answers photo reads and imports 503 ErrorResponse with retry-after, keeps no item without bytes, and recovers',
+    async () => {
+      const source = await sourcePhoto();
+      const photosBefore = await expectPhotosWhole(second());
 
-    await s3.cut();
-    let bytes: ApiResponse;
-    let imported: ApiResponse;
-    try {
-      [bytes, imported] = await Promise.all([
-        api('GET', `${MEDIA}/photos/${source}/bytes`, internal()),
-        importDerivative(source, 's3-down'),
-      ]);
-    } finally {
-      await s3.restore();
-    }
-    expectUnavailable('photo bytes', bytes);
-    expectUnavailable('import', imported);
+      await s3.cut();
+      let bytes: ApiResponse;
+      let imported: ApiResponse;
+      try {
+        [bytes, imported] = await Promise.all([
+          api('GET', `${MEDIA}/photos/${source}/bytes`, internal()),
+          importDerivative(source, 's3-down'),
+        ]);
+      } finally {
+        await s3.restore();
+      }
+      expectUnavailable('photo bytes', bytes);
+      expectUnavailable('import', imported);
 
-    const photosDuring = await expectPhotosWhole(second());
-    expect(photosDuring).toHaveLength(photosBefore.length);
-    expect((await api('GET', `${MEDIA}/photos/${source}/bytes`, internal())).status).toBe(200);
-    expect((await importDerivative(source, 's3-back')).status).toBe(201);
-    expect(await expectPhotosWhole(second())).toHaveLength(photosBefore.length + 1);
-  });
+      const photosDuring = await expectPhotosWhole(second());
+      expect(photosDuring).toHaveLength(photosBefore.length);
+      expect((await api('GET', `${MEDIA}/photos/${source}/bytes`, internal())).status).toBe(200);
+      expect((await importDerivative(source, 's3-back')).status).toBe(201);
+      expect(await expectPhotosWhole(second())).toHaveLength(photosBefore.length + 1);
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('faults: SES unreachable', () => {
-  it('answers an invitation 503 ErrorResponse with retry-after, and the same invitation later succeeds once', async () => {
-    const admin = { token: credentials.platform_admin_token };
-    const email = 'ses.cut@example.com';
+  it(
+    'answers an invitation 503 ErrorResponse with retry-after, and the same invitation later succeeds once',
+    async () => {
+      const admin = { token: credentials.platform_admin_token };
+      const email = 'ses.cut@example.com';
 
-    await ses.cut();
-    let invited: ApiResponse;
-    try {
-      invited = await api('POST', '/api/v1/admin/users', { ...admin, json: { email } });
-    } finally {
-      await ses.restore();
-    }
-    expectUnavailable('invite', invited);
+      await ses.cut();
+      let invited: ApiResponse;
+      try {
+        invited = await api('POST', '/api/v1/admin/users', { ...admin, json: { email } });
+      } finally {
+        await ses.restore();
+      }
+      expectUnavailable('invite', invited);
 
-    const retried = await api('POST', '/api/v1/admin/users', { ...admin, json: { email } });
-    expect(retried.status).toBe(201);
-    const users = await api('GET', '/api/v1/admin/users', admin);
-    expect(users.status).toBe(200);
-    expect(JSON.stringify(users.body).split(email).length - 1).toBe(1);
-  });
+      const retried = await api('POST', '/api/v1/admin/users', { ...admin, json: { email } });
+      expect(retried.status).toBe(201);
+      const users = await api('GET', '/api/v1/admin/users', admin);
+      expect(users.status).toBe(200);
+      expect(JSON.stringify(users.body).split(email).length - 1).toBe(1);
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
 });
