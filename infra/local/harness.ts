@@ -53,6 +53,13 @@ export interface HarnessOptions {
   /** Print one line per request. */
   logRequests: boolean;
   rootDir: string;
+  /**
+   * Emulators already running, used instead of starting new ones and left running on stop: a
+   * test that pauses, kills or cuts off a dependency (test/integration/faults.test.ts).
+   */
+  emulators?: { dynamodb: RunningEmulator; s3: RunningEmulator; ses: RunningEmulator };
+  /** One timeout, in seconds, for every function instead of each route's own (tests of stalls). */
+  functionTimeoutSeconds?: number;
 }
 
 /** `.local/credentials.json`: everything a script needs to drive the local stack. */
@@ -106,15 +113,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   try {
     const baseUrl = await listen(server, options.port);
     // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
-    const emulators = await Promise.allSettled([
-      startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
-      startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
-      startSes(),
-    ]);
-    for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
-    const failed = emulators.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+    const { dynamodb, s3, ses } = options.emulators ?? (await startEmulators(options, started));
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
     const secretsFile = join(options.stateDir, 'secrets.json');
@@ -203,6 +202,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       devConsole: { issuer, seed },
       // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the dev console's origin.
       consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
+      functionTimeoutSeconds: options.functionTimeoutSeconds,
     };
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const startedAt = Date.now();
@@ -236,6 +236,19 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   }
 }
 
+async function startEmulators(options: HarnessOptions, started: RunningEmulator[]) {
+  const emulators = await Promise.allSettled([
+    startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
+    startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
+    startSes(),
+  ]);
+  for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = emulators.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+  return { dynamodb, s3, ses };
+}
+
 function listen(server: Server, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -259,6 +272,7 @@ interface Site {
   baseUrl: string;
   devConsole: DevConsole;
   consoleOrigins: string[];
+  functionTimeoutSeconds: number | undefined;
 }
 
 const require = createRequire(import.meta.url);
@@ -338,7 +352,9 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
     return gatewayError(413, 'Request Entity Too Large');
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
-  const { result, usage } = await countDynamoUsage(() => invokeRoute(site.rootDir, match.route, event));
+  const { result, usage } = await countDynamoUsage(() =>
+    invokeRoute(site.rootDir, match.route, event, site.functionTimeoutSeconds),
+  );
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
   result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
