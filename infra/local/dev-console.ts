@@ -33,7 +33,7 @@ export interface ConsoleRequest {
 const TOKEN_PATH = `${CONSOLE_PATH}/dev/token`;
 const MAX_TOKEN_BODY_BYTES = 1024;
 const TOKEN_HOURS = 24;
-const TokenRequest = z.strictObject({ email: fieldTypes.email });
+const TokenRequest = z.strictObject({ email: fieldTypes.email() });
 
 const assetsDir = new URL('./dev-console/', import.meta.url);
 const script = readFileSync(new URL('console.js', assetsDir), 'utf8');

@@ -3,8 +3,8 @@ import * as z from '#lib/validation/zod.ts';
 
 export const PlatformAdminInviteBody = z
   .strictObject({
-    email: fieldTypes.email,
-    phone: fieldTypes.phone.nullable().optional(),
+    email: fieldTypes.email(),
+    phone: fieldTypes.phone().nullable().optional(),
   })
   .meta({ id: 'PlatformAdminInviteBody' });
 
@@ -12,8 +12,8 @@ export const PlatformAdminUpdateBody = z
   .strictObject({
     first_name: fieldTypes.shortText(100),
     last_name: fieldTypes.shortText(100),
-    email: fieldTypes.email,
-    phone: fieldTypes.phone.nullable().optional(),
+    email: fieldTypes.email(),
+    phone: fieldTypes.phone().nullable().optional(),
   })
   .meta({ id: 'PlatformAdminUpdateBody' });
 

@@ -25,7 +25,8 @@ export type EntityName = (typeof ENTITY_NAMES)[number];
 
 /** One writable field of a record. Optional fields are nullable; `null` clears them. */
 export interface FieldSpec {
-  schema: zt.ZodType;
+  /** Built on first use (lib/records/fields.ts); lib/records/schemas.ts calls it once per entity. */
+  schema: () => zt.ZodType;
   required?: true;
   /** Value on create (and on a full replace) when the field is not sent. */
   default?: unknown;
@@ -69,8 +70,8 @@ const MAX_MEMBERS = 40;
 
 /** Packages and service items carry the same fields (their members differ). */
 const catalogueFields: Record<string, FieldSpec> = {
-  name: { schema: t.shortText(200), required: true },
-  description: { schema: t.text(5000) },
+  name: { schema: () => t.shortText(200), required: true },
+  description: { schema: () => t.text(5000) },
   price,
   photo_id: photoId,
   position,
@@ -83,18 +84,18 @@ export const entities: Record<EntityName, EntityDefinition> = {
     title: 'business profile',
     example: { name: 'Harbor Bakery', tagline: 'Bread since 1921' },
     fields: {
-      name: { schema: t.shortText(200), required: true },
-      tagline: { schema: t.text(300) },
-      description: { schema: t.text(5000) },
+      name: { schema: () => t.shortText(200), required: true },
+      tagline: { schema: () => t.text(300) },
+      description: { schema: () => t.text(5000) },
       phone: { schema: t.phone },
       email: { schema: t.email },
       website_url: { schema: t.url },
-      industry_id: { schema: t.shortText(100) },
+      industry_id: { schema: () => t.shortText(100) },
       logo_photo_id: photoId,
       cover_photo_id: photoId,
       social_links: { schema: socialLinks },
       languages: { schema: languages },
-      founded_year: { schema: z.int().min(1000).max(2100) },
+      founded_year: { schema: () => z.int().min(1000).max(2100) },
     },
     label: byName,
   },
@@ -105,8 +106,8 @@ export const entities: Record<EntityName, EntityDefinition> = {
     title: 'FAQ',
     example: { question: 'Do you deliver?', answer: 'Yes, within 10 km.' },
     fields: {
-      question: { schema: t.shortText(500), required: true },
-      answer: { schema: t.shortText(5000), required: true },
+      question: { schema: () => t.shortText(500), required: true },
+      answer: { schema: () => t.shortText(5000), required: true },
       position,
       is_published: { schema: t.boolean, default: true },
     },
@@ -119,16 +120,16 @@ export const entities: Record<EntityName, EntityDefinition> = {
     title: 'job posting',
     example: { title: 'Baker', description: 'Early mornings, good bread.', employment_type: 'full_time' },
     fields: {
-      title: { schema: t.shortText(200), required: true },
-      description: { schema: t.shortText(10_000), required: true },
+      title: { schema: () => t.shortText(200), required: true },
+      description: { schema: () => t.shortText(10_000), required: true },
       employment_type: {
-        schema: z.enum(['full_time', 'part_time', 'contract', 'temporary', 'internship', 'volunteer']),
+        schema: () => z.enum(['full_time', 'part_time', 'contract', 'temporary', 'internship', 'volunteer']),
       },
       location_id: { schema: t.id, references: 'location' },
       salary: { schema: salary },
       apply_url: { schema: t.url },
       apply_email: { schema: t.email },
-      status: { schema: z.enum(['draft', 'open', 'closed']), default: 'draft' },
+      status: { schema: () => z.enum(['draft', 'open', 'closed']), default: 'draft' },
       closes_at: { schema: t.dateTime },
     },
     rules: [
@@ -150,10 +151,10 @@ export const entities: Record<EntityName, EntityDefinition> = {
     title: 'location',
     example: { name: 'Main shop', address: { line1: 'Hafenstraße 1', city: 'Hamburg', country: 'DE' } },
     fields: {
-      name: { schema: t.shortText(200), required: true },
+      name: { schema: () => t.shortText(200), required: true },
       address: { schema: address },
-      latitude: { schema: storableNumber(-90, 90) },
-      longitude: { schema: storableNumber(-180, 180) },
+      latitude: { schema: () => storableNumber(-90, 90) },
+      longitude: { schema: () => storableNumber(-180, 180) },
       phone: { schema: t.phone },
       email: { schema: t.email },
       timezone: { schema: timezone },
@@ -194,11 +195,11 @@ export const entities: Record<EntityName, EntityDefinition> = {
     title: 'service',
     example: { name: 'Catering', price_type: 'quote' },
     fields: {
-      name: { schema: t.shortText(200), required: true },
-      description: { schema: t.text(5000) },
+      name: { schema: () => t.shortText(200), required: true },
+      description: { schema: () => t.text(5000) },
       price,
-      price_type: { schema: z.enum(['fixed', 'from', 'hourly', 'free', 'quote']) },
-      duration_minutes: { schema: z.int().min(1).max(100_000) },
+      price_type: { schema: () => z.enum(['fixed', 'from', 'hourly', 'free', 'quote']) },
+      duration_minutes: { schema: () => z.int().min(1).max(100_000) },
       photo_id: photoId,
       position,
       is_active: { schema: t.boolean, default: true },
@@ -212,10 +213,10 @@ export const entities: Record<EntityName, EntityDefinition> = {
     title: 'team member',
     example: { first_name: 'Ada', last_name: 'Lovelace', job_title: 'Head baker' },
     fields: {
-      first_name: { schema: t.shortText(100), required: true },
-      last_name: { schema: t.shortText(100) },
-      job_title: { schema: t.shortText(200) },
-      bio: { schema: t.text(5000) },
+      first_name: { schema: () => t.shortText(100), required: true },
+      last_name: { schema: () => t.shortText(100) },
+      job_title: { schema: () => t.shortText(200) },
+      bio: { schema: () => t.text(5000) },
       email: { schema: t.email },
       phone: { schema: t.phone },
       photo_id: photoId,

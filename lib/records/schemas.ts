@@ -44,7 +44,10 @@ export function schemasOf(entity: EntityName): EntitySchemas {
 
   let write = z.strictObject(
     Object.fromEntries(
-      fields.map(([field, spec]) => [field, spec.required ? spec.schema : spec.schema.nullable().optional()]),
+      fields.map(([field, spec]) => [
+        field,
+        spec.required ? spec.schema() : spec.schema().nullable().optional(),
+      ]),
     ),
   );
   for (const rule of definition.rules ?? [])
@@ -54,7 +57,7 @@ export function schemasOf(entity: EntityName): EntitySchemas {
     .strictObject(
       Object.fromEntries(
         fields.map(([field, spec]) => {
-          const partial = partialIfObject(spec.schema);
+          const partial = partialIfObject(spec.schema());
           return [field, (spec.required ? partial : partial.nullable()).optional()];
         }),
       ),
@@ -69,7 +72,7 @@ export function schemasOf(entity: EntityName): EntitySchemas {
       updated_at: z.iso.datetime(),
       updated_by: Actor,
       ...Object.fromEntries(
-        fields.map(([field, spec]) => [field, spec.required ? spec.schema : spec.schema.nullable()]),
+        fields.map(([field, spec]) => [field, spec.required ? spec.schema() : spec.schema().nullable()]),
       ),
       ...(definition.members ? { [definition.members.field]: z.array(z.uuid()) } : {}),
     })

@@ -2,6 +2,8 @@ import { BusinessPathParams } from '#lib/http/common-schemas.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { agentEntities, type EntityDefinition, type EntityName, entities } from '#lib/records/entities.ts';
 import { membersBodySchema, schemasOf } from '#lib/records/schemas.ts';
+import { lazyRow } from '#lib/routes/lazy-row.ts';
+import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -11,19 +13,23 @@ import * as z from '#lib/validation/zod.ts';
  */
 const BASE = '/api/v1/agent/businesses/{business_id}';
 
-const ListQuery = z.strictObject({
-  cursor: z.string().max(1000).optional().meta({ description: 'next_cursor of the previous page' }),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
+const ListQuery = once(() =>
+  z.strictObject({
+    cursor: z.string().max(1000).optional().meta({ description: 'next_cursor of the previous page' }),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  }),
+);
 
 /** `If-Match: "<version>"` (also W/"3" or a bare 3); a mismatch answers 409 VERSION_CONFLICT. */
-const IfMatchHeaders = z.object({
-  'if-match': z
-    .string()
-    .regex(/^(W\/)?"?\d{1,12}"?$/, 'a version such as "3"')
-    .transform((value) => Number(value.replace(/\D/g, '')))
-    .optional(),
-});
+const IfMatchHeaders = once(() =>
+  z.object({
+    'if-match': z
+      .string()
+      .regex(/^(W\/)?"?\d{1,12}"?$/, 'a version such as "3"')
+      .transform((value) => Number(value.replace(/\D/g, '')))
+      .optional(),
+  }),
+);
 
 const pascal = (name: string) => name.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase());
 const plural = (name: string) => (name.endsWith('y') ? `${name.slice(0, -1)}ies` : `${name}s`);
@@ -33,6 +39,10 @@ function itemParams(definition: EntityDefinition & { idParam: string }) {
   return BusinessPathParams.extend({ [definition.idParam]: z.uuid() });
 }
 
+/**
+ * The rows are plain data built at load; their schemas are built by `lazyRow` when first read, so
+ * a function constructs only those of its own operation (issue 14).
+ */
 function routesFor(
   definition: EntityDefinition & { collection: string; idParam: string },
 ): RouteDefinition[] {
@@ -41,7 +51,8 @@ function routesFor(
   const many = plural(single);
   const collection = `${BASE}/${definition.collection}`;
   const item = `${collection}/{${definition.idParam}}`;
-  const schemas = schemasOf(entity);
+  const schemas = () => schemasOf(entity);
+  const ItemParams = once(() => itemParams(definition));
   const common = {
     area: 'agent',
     auth: 'agent',
@@ -50,113 +61,144 @@ function routesFor(
   } as const;
   const handler = (verb: string, noun: string) => `functions/agent/${verb}-${kebab(noun)}.ts`;
   const routes: RouteDefinition[] = [
-    {
-      ...common,
-      operationId: `list${many}`,
-      method: 'GET',
-      path: collection,
-      handler: handler('list', plural(entity)),
-      summary: `List the business's ${plural(definition.title)} (by position, then creation)`,
-      successStatus: 200,
-      request: { params: BusinessPathParams, query: ListQuery },
-      response: z.array(schemas.record),
-      errors: [403],
-      permissions: { table: 'read' },
-    },
-    {
-      ...common,
-      operationId: `create${single}`,
-      method: 'POST',
-      path: collection,
-      handler: handler('create', entity),
-      idempotent: true,
-      summary: `Create a ${definition.title}`,
-      successStatus: 201,
-      request: { params: BusinessPathParams, body: schemas.write },
-      example: definition.example,
-      response: schemas.record,
-      errors: [403, 404, 409],
-    },
-    {
-      ...common,
-      operationId: `get${single}`,
-      method: 'GET',
-      path: item,
-      handler: handler('get', entity),
-      summary: `Read one ${definition.title}`,
-      successStatus: 200,
-      request: { params: itemParams(definition) },
-      response: schemas.record,
-      errors: [403, 404],
-      permissions: { table: 'read' },
-    },
-    {
-      ...common,
-      operationId: `replace${single}`,
-      method: 'PUT',
-      path: item,
-      handler: handler('replace', entity),
-      summary: `Replace a ${definition.title} (fields not sent are cleared)`,
-      successStatus: 200,
-      request: { params: itemParams(definition), headers: IfMatchHeaders, body: schemas.write },
-      example: definition.example,
-      response: schemas.record,
-      errors: [403, 404, 409],
-    },
-    {
-      ...common,
-      operationId: `update${single}`,
-      method: 'PATCH',
-      path: item,
-      handler: handler('update', entity),
-      summary: `Change some fields of a ${definition.title} (JSON Merge Patch: null clears)`,
-      successStatus: 200,
-      request: { params: itemParams(definition), headers: IfMatchHeaders, body: schemas.patch },
-      response: schemas.record,
-      errors: [403, 404, 409],
-    },
-    {
-      ...common,
-      operationId: `delete${single}`,
-      method: 'DELETE',
-      path: item,
-      handler: handler('delete', entity),
-      summary: `Delete a ${definition.title} (409 while other records reference it)`,
-      successStatus: 204,
-      request: { params: itemParams(definition), headers: IfMatchHeaders },
-      errors: [403, 404, 409],
-    },
+    lazyRow(
+      {
+        ...common,
+        operationId: `list${many}`,
+        method: 'GET',
+        path: collection,
+        handler: handler('list', plural(entity)),
+        summary: `List the business's ${plural(definition.title)} (by position, then creation)`,
+        successStatus: 200,
+        errors: [403],
+        permissions: { table: 'read' },
+      },
+      {
+        request: () => ({ params: BusinessPathParams, query: ListQuery() }),
+        response: () => z.array(schemas().record),
+      },
+    ),
+    lazyRow(
+      {
+        ...common,
+        operationId: `create${single}`,
+        method: 'POST',
+        path: collection,
+        handler: handler('create', entity),
+        idempotent: true,
+        summary: `Create a ${definition.title}`,
+        successStatus: 201,
+        example: definition.example,
+        errors: [403, 404, 409],
+      },
+      {
+        request: () => ({ params: BusinessPathParams, body: schemas().write }),
+        response: () => schemas().record,
+      },
+    ),
+    lazyRow(
+      {
+        ...common,
+        operationId: `get${single}`,
+        method: 'GET',
+        path: item,
+        handler: handler('get', entity),
+        summary: `Read one ${definition.title}`,
+        successStatus: 200,
+        errors: [403, 404],
+        permissions: { table: 'read' },
+      },
+      { request: () => ({ params: ItemParams() }), response: () => schemas().record },
+    ),
+    lazyRow(
+      {
+        ...common,
+        operationId: `replace${single}`,
+        method: 'PUT',
+        path: item,
+        handler: handler('replace', entity),
+        summary: `Replace a ${definition.title} (fields not sent are cleared)`,
+        successStatus: 200,
+        example: definition.example,
+        errors: [403, 404, 409],
+      },
+      {
+        request: () => ({ params: ItemParams(), headers: IfMatchHeaders(), body: schemas().write }),
+        response: () => schemas().record,
+      },
+    ),
+    lazyRow(
+      {
+        ...common,
+        operationId: `update${single}`,
+        method: 'PATCH',
+        path: item,
+        handler: handler('update', entity),
+        summary: `Change some fields of a ${definition.title} (JSON Merge Patch: null clears)`,
+        successStatus: 200,
+        errors: [403, 404, 409],
+      },
+      {
+        request: () => ({ params: ItemParams(), headers: IfMatchHeaders(), body: schemas().patch }),
+        response: () => schemas().record,
+      },
+    ),
+    lazyRow(
+      {
+        ...common,
+        operationId: `delete${single}`,
+        method: 'DELETE',
+        path: item,
+        handler: handler('delete', entity),
+        summary: `Delete a ${definition.title} (409 while other records reference it)`,
+        successStatus: 204,
+        errors: [403, 404, 409],
+      },
+      { request: () => ({ params: ItemParams(), headers: IfMatchHeaders() }) },
+    ),
   ];
   const members = definition.members;
   if (members) {
     const memberTitle = plural(entities[members.entity].title);
     const noun = `${entity}_${plural(members.entity)}`;
     routes.push(
-      {
-        ...common,
-        operationId: `set${single}${plural(pascal(members.entity))}`,
-        method: 'PUT',
-        path: `${item}/${members.segment}`,
-        handler: handler('set', noun),
-        summary: `Set the ${memberTitle} of a ${definition.title} (in this order)`,
-        successStatus: 200,
-        request: { params: itemParams(definition), headers: IfMatchHeaders, body: membersBodySchema(entity) },
-        response: schemas.record,
-        errors: [403, 404, 409],
-      },
-      {
-        ...common,
-        operationId: `list${single}${plural(pascal(members.entity))}`,
-        method: 'GET',
-        path: `${item}/${members.segment}`,
-        handler: handler('list', noun),
-        summary: `List the ${memberTitle} of a ${definition.title}, in its order`,
-        successStatus: 200,
-        request: { params: itemParams(definition) },
-        response: z.array(schemasOf(members.entity).record),
-        errors: [403, 404],
-        permissions: { table: 'read' },
-      },
+      lazyRow(
+        {
+          ...common,
+          operationId: `set${single}${plural(pascal(members.entity))}`,
+          method: 'PUT',
+          path: `${item}/${members.segment}`,
+          handler: handler('set', noun),
+          summary: `Set the ${memberTitle} of a ${definition.title} (in this order)`,
+          successStatus: 200,
+          errors: [403, 404, 409],
+        },
+        {
+          request: () => ({
+            params: ItemParams(),
+            headers: IfMatchHeaders(),
+            body: membersBodySchema(entity),
+          }),
+          response: () => schemas().record,
+        },
+      ),
+      lazyRow(
+        {
+          ...common,
+          operationId: `list${single}${plural(pascal(members.entity))}`,
+          method: 'GET',
+          path: `${item}/${members.segment}`,
+          handler: handler('list', noun),
+          summary: `List the ${memberTitle} of a ${definition.title}, in its order`,
+          successStatus: 200,
+          errors: [403, 404],
+          permissions: { table: 'read' },
+        },
+        {
+          request: () => ({ params: ItemParams() }),
+          response: () => z.array(schemasOf(members.entity).record),
+        },
+      ),
     );
   }
   return routes;
