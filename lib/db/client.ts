@@ -14,7 +14,15 @@ export const tableName = requiredEnv('TABLE_NAME');
 export const dynamoClient = new DynamoDBClient({
   ...(optionalEnv('DYNAMODB_ENDPOINT') ? { endpoint: optionalEnv('DYNAMODB_ENDPOINT') } : {}),
   maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+  requestHandler: {
+    connectionTimeout: 1_000,
+    requestTimeout: 5_000,
+    // Local tests of lost answers (test/integration/idempotency-lost-answer.test.ts): a short
+    // timeout that fails the call (without throwOnRequestTimeout the SDK only logs a warning).
+    ...(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS')
+      ? { requestTimeout: Number(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS')), throwOnRequestTimeout: true }
+      : {}),
+  },
 });
 attachUsageCounter(dynamoClient);
 

@@ -18,6 +18,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '#lib/http/errors.ts';
+import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -35,6 +36,8 @@ export interface HandlerInput<R extends RouteDefinition, P> {
   body: Parsed<R['request']['body']>;
   principal: P;
   requestId: string;
+  /** Set when the request carries an Idempotency-Key: the create's id and request hash. */
+  idempotentCreate?: IdempotentCreate | undefined;
 }
 
 /** What a handler returns; the pipeline wraps it in the route's envelope and status. */
@@ -51,13 +54,16 @@ export interface HandlerOutput {
 
 interface PipelineContext<P> extends Context {
   principal: P;
+  idempotentCreate?: IdempotentCreate;
 }
 
 /**
  * Makes a route's responder honour `Idempotency-Key` (lib/http/idempotency.ts). Passed by the
  * handlers of `idempotent` routes only, so that other functions do not bundle it.
  */
-export type IdempotencyWrapper = <C extends Context & { principal: unknown }>(
+export type IdempotencyWrapper = <
+  C extends Context & { principal: unknown; idempotentCreate?: IdempotentCreate },
+>(
   route: RouteDefinition,
   respond: (event: Event, context: C) => Promise<Result>,
 ) => (event: Event, context: C) => Promise<Result>;
@@ -123,6 +129,7 @@ export function httpHandler<R extends RouteDefinition, P>(
       body: body ? parseRequestPart('body', body, event.body) : undefined,
       principal: context.principal,
       requestId,
+      idempotentCreate: context.idempotentCreate,
     } as HandlerInput<R, P>;
 
     const output = await operation(input);
