@@ -6,7 +6,7 @@ import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
 import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
 import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
-import { createRecord, setMembers } from '#lib/records/record-writes.ts';
+import { createRecord, patchRecord, setMembers } from '#lib/records/record-writes.ts';
 import { png, TINY_JPEG, TINY_WEBP } from './demo-images.ts';
 import { localUserId } from './dev-issuer.ts';
 
@@ -22,17 +22,22 @@ const DEMO_BUSINESSES = [
   { name: 'Summit Plumbing', domain: 'summit-plumbing.example' },
 ];
 
-/** A business with an owner, an editor and a viewer (e-mails on the business's own domain). */
+/** A business (with its profile) and an owner, an editor and a viewer (e-mails on the business's own domain). */
 export async function createDemoBusiness(
   name: string,
   domain: string,
 ): Promise<SeedRecord['businesses'][number]> {
-  const business = await createBusiness({ name, id: randomUUID() });
   const members: Record<MemberRole, string> = {
     owner: `owner@${domain}`,
     editor: `editor@${domain}`,
     viewer: `viewer@${domain}`,
   };
+  // The business comes with its profile, as the owner's.
+  const business = await createBusiness({
+    name,
+    id: randomUUID(),
+    createdBy: { type: 'user', id: localUserId(members.owner) },
+  });
   for (const [role, email] of Object.entries(members) as [MemberRole, string][]) {
     await putMember(business.id, localUserId(email), role);
   }
@@ -109,7 +114,7 @@ async function seedGallery(): Promise<void> {
 }
 
 /**
- * The business's profile (with the logo) and one record of every other kind (its entity's
+ * The business's profile (its logo) and one record of every other kind (its entity's
  * example), with memberships wired up.
  */
 async function seedDemoRecords(
@@ -119,12 +124,13 @@ async function seedDemoRecords(
 ): Promise<void> {
   const businessId = business.id;
   const options = { actor: { type: 'user' as const, id: ownerId } };
-  await createRecord(
+  // The profile came with the business; the owner gives it a tagline and the logo.
+  await patchRecord(
     'profile',
     businessId,
-    { name: business.name, logo_photo_id: photos.logo },
-    options,
     'profile',
+    { tagline: 'Bread since 1921', logo_photo_id: photos.logo },
+    options,
   );
   const created: Partial<Record<EntityName, string>> = {};
   for (const definition of agentEntities) {
