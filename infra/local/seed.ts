@@ -15,6 +15,8 @@ export interface SeedRecord {
   businesses: { id: string; name: string; members: Record<MemberRole, string> }[];
   platform_admin_email: string;
   agent_key: string;
+  /** Ids of the first business's demo records and photos by path parameter name (docs examples). */
+  demo_ids?: Record<string, string>;
 }
 
 const DEMO_BUSINESSES = [
@@ -62,9 +64,14 @@ export async function seedDemoData(): Promise<SeedRecord> {
     scopes: ['read', 'write'],
   });
   const photos = await seedDemoPhotos(firstBusiness.id);
-  await seedDemoRecords(firstBusiness, localUserId(firstBusiness.members.owner), photos);
+  const recordIds = await seedDemoRecords(firstBusiness, localUserId(firstBusiness.members.owner), photos);
   await seedGallery();
-  return { businesses, platform_admin_email: platformAdminEmail, agent_key: key };
+  return {
+    businesses,
+    platform_admin_email: platformAdminEmail,
+    agent_key: key,
+    demo_ids: { ...recordIds, photo_id: photos.logo },
+  };
 }
 
 /**
@@ -121,7 +128,7 @@ async function seedDemoRecords(
   business: { id: string; name: string },
   ownerId: string,
   photos: { logo: string; service: string },
-): Promise<void> {
+): Promise<Record<string, string>> {
   const businessId = business.id;
   const options = { actor: { type: 'user' as const, id: ownerId } };
   // The profile came with the business; the owner gives it a tagline and the logo.
@@ -133,6 +140,7 @@ async function seedDemoRecords(
     options,
   );
   const created: Partial<Record<EntityName, string>> = {};
+  const byParam: Record<string, string> = {};
   for (const definition of agentEntities) {
     const body =
       definition.name === 'location'
@@ -140,11 +148,14 @@ async function seedDemoRecords(
         : definition.name === 'service'
           ? { ...definition.example, photo_id: photos.service }
           : definition.example;
-    created[definition.name] = (await createRecord(definition.name, businessId, body, options)).id;
+    const id = (await createRecord(definition.name, businessId, body, options)).id;
+    created[definition.name] = id;
+    if (definition.idParam) byParam[definition.idParam] = id;
   }
   const { service, service_item, package: packageId } = created;
   if (service && service_item && packageId) {
     await setMembers('service_item', businessId, service_item, [service], options);
     await setMembers('package', businessId, packageId, [service_item], options);
   }
+  return byParam;
 }
