@@ -149,9 +149,10 @@ export async function invokeRoute(
   rootDir: string,
   route: FunctionDefinition,
   event: APIGatewayProxyEventV2,
+  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
 ): Promise<Invocation> {
   const noUsage: DynamoUsage = { calls: 0, authCalls: 0, operations: [], capacityUnits: 0 };
-  const timeoutMs = (route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const timeoutMs = timeoutSeconds * 1000;
   const context = {
     callbackWaitsForEmptyEventLoop: false,
     functionName: route.operationId,
