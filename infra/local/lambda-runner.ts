@@ -24,7 +24,7 @@ export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler'
 
 const DEFAULT_TIMEOUT_SECONDS = 10;
 /** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
-const MAX_WARM_FUNCTIONS = Number(process.env.LOCAL_MAX_WARM_FUNCTIONS ?? 40);
+const MAX_WARM_FUNCTIONS = Number(process.env.LOCAL_MAX_WARM_FUNCTIONS ?? 100);
 const WORKER_FILE = new URL('./lambda-worker.mjs', import.meta.url);
 
 /**
