@@ -85,7 +85,7 @@ describe('command-line tools', () => {
     expect(await failsInOneLine(cli('oauth-client', ['revoke', 'no-such-client']))).toContain('No client');
     expect(await failsInOneLine(cli('agent-key', ['list', '--bogus']))).toContain("Unknown option '--bogus'");
     expect(await failsInOneLine(cli('token', ['--email']))).toContain('--email');
-  });
+  }, 120_000);
 
   it('invoke runs a handler against the running stack with a sample or a given event', async () => {
     const put = JSON.parse((await cli('invoke', ['putBlogAutoSchedule'])).stdout);
