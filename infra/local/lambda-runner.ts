@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import type { DynamoUsage } from '#lib/db/call-counter.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
@@ -22,7 +23,6 @@ export interface Invocation {
 /** The slice of a route the runner needs: which function, which file, how long it may run. */
 export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler' | 'timeoutSeconds'>;
 
-const DEFAULT_TIMEOUT_SECONDS = 10;
 /** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
 const MAX_WARM_FUNCTIONS = Number(process.env.LOCAL_MAX_WARM_FUNCTIONS ?? 100);
 const WORKER_FILE = new URL('./lambda-worker.mjs', import.meta.url);
@@ -149,7 +149,7 @@ export async function invokeRoute(
   rootDir: string,
   route: FunctionDefinition,
   event: APIGatewayProxyEventV2,
-  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS,
 ): Promise<Invocation> {
   const noUsage: DynamoUsage = { calls: 0, authCalls: 0, operations: [], capacityUnits: 0 };
   const timeoutMs = timeoutSeconds * 1000;

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { MemberRole } from '#lib/auth/business-access.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { completeFields } from '#lib/records/complete-fields.ts';
 import type { Actor } from '#lib/records/record-types.ts';
 import { planWrite } from '#lib/records/write-plan.ts';
+
+/** The actor of what the platform provisions itself (`npm run business -- create`). */
+const PLATFORM_ACTOR: Actor = { type: 'user', id: 'platform' };
 
 export interface Business {
   id: string;
@@ -25,7 +29,8 @@ export interface Business {
 export async function createBusiness(input: {
   name: string;
   id?: string;
-  createdBy: Actor;
+  /** Who the profile's first version is by; the platform itself when a CLI provisions it. */
+  createdBy?: Actor;
 }): Promise<Business> {
   const business: Business = {
     id: input.id ?? randomUUID(),
@@ -39,7 +44,7 @@ export async function createBusiness(input: {
     current: undefined,
     next: completeFields('profile', { name: input.name.slice(0, 200) }),
     pointer: undefined,
-    options: { actor: input.createdBy },
+    options: { actor: input.createdBy ?? PLATFORM_ACTOR },
   });
   // The profile's own items (record, count), without its "business exists" check and its history.
   const profileItems = (profile.input.TransactItems ?? []).filter((_, index) => {
@@ -91,4 +96,21 @@ export async function putMember(businessId: string, userId: string, role: Member
       ],
     }),
   );
+}
+
+/** Take a user's role in a business away; false when they had none. */
+export async function removeMember(businessId: string, userId: string): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: keys.member(businessId, userId),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }

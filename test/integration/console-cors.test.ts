@@ -1,92 +1,77 @@
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { CONSOLE_CORS } from '#lib/http/cors.ts';
+import { api } from '../support/api.ts';
+import { arrangeTenant } from '../support/tenants.ts';
 
 /**
- * DESIGN §11: the console is a browser app on another origin; console endpoints answer CORS
- * preflights for the configured console origins as the HTTP API's CORS configuration does,
- * allowing authorization, content-type and if-match and exposing etag, x-request-id and
- * retry-after. Locally the console's origin is the harness's own (http://127.0.0.1:<port>, where
- * the dev console lives), so a page there calling the API as http://localhost:<port> is a
- * cross-origin call from an allowed origin, made by a real browser.
- *
- * Marked `fails` until the harness answers console-route preflights (issue 12); when it does,
- * this turns red: remove `.fails`.
+ * The harness answers the console's CORS as the console API's CORS configuration does in AWS
+ * (lib/http/cors.ts): preflights never reach a function, allowed origins get the headers, others
+ * none. The console's origin locally is the dev console's, i.e. the harness's own.
  */
-let browser: Browser;
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    // No network here: without these Chromium waits on connections it will never get.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-describe('the console on another origin (headless Chromium)', () => {
-  it.fails('calls a console endpoint with a bearer token after a preflight, and reads the exposed headers', async () => {
-    const harness = inject('harness');
-    const business = harness.credentials.businesses[0];
-    const apiOrigin = harness.baseUrl.replace('127.0.0.1', 'localhost');
-    const page = await browser.newPage();
-    try {
-      await page.goto(`${harness.baseUrl}/console/sign-in`);
-      const result = await page.evaluate(
-        async ({ url, token }) => {
-          try {
-            const response = await fetch(url, {
-              method: 'PUT',
-              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ frequency_type: 'weekly' }),
-            });
-            return { status: response.status, requestId: response.headers.get('x-request-id') };
-          } catch (error) {
-            return { error: String(error) };
-          }
-        },
-        {
-          url: `${apiOrigin}/api/v1/businesses/${business?.id}/blog_posts/auto_schedule`,
-          token: business?.tokens.owner,
-        },
-      );
-
-      expect(result).toEqual({ status: 200, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    } finally {
-      await page.close();
-    }
+const consoleOrigin = () => new URL(inject('harness').baseUrl).origin;
+const preflight = (path: string, origin: string, method = 'PUT') =>
+  api('OPTIONS', path, {
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'authorization,content-type,if-match,idempotency-key',
+    },
   });
 
-  it('never lets a page of an origin that is not the console read a console endpoint', async () => {
-    const harness = inject('harness');
-    const business = harness.credentials.businesses[0];
-    const page = await browser.newPage();
-    try {
-      // The document host plays another website (test/support/document-host.ts).
-      await page.goto(`${inject('documentHost')}/__hits/console-cors`);
-      const result = await page.evaluate(
-        async ({ url, token }) =>
-          fetch(url, { headers: { authorization: `Bearer ${token}` } }).then(
-            (response) => `read ${response.status}`,
-            () => 'blocked',
-          ),
-        {
-          url: `${harness.baseUrl}/api/v1/businesses/${business?.id}/blog_posts/auto_schedule`,
-          token: business?.tokens.owner,
-        },
-      );
+describe('console CORS (harness as API Gateway)', () => {
+  it('answers a console preflight from an allowed origin with the configured headers', async () => {
+    const { businessId } = await arrangeTenant();
+    const response = await preflight(
+      `/api/v1/businesses/${businessId}/blog_posts/auto_schedule`,
+      consoleOrigin(),
+    );
 
-      expect(result).toBe('blocked');
-    } finally {
-      await page.close();
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(consoleOrigin());
+    expect(response.headers.get('access-control-allow-headers')?.split(',')).toEqual([
+      ...CONSOLE_CORS.allowHeaders,
+    ]);
+    expect(response.headers.get('access-control-allow-methods')?.split(',')).toEqual(
+      expect.arrayContaining(['GET', 'PUT', 'PATCH', 'DELETE', 'POST']),
+    );
+    expect(response.headers.get('access-control-max-age')).toBe(String(CONSOLE_CORS.maxAgeSeconds));
+  });
+
+  it('gives another origin no CORS headers, so the browser refuses', async () => {
+    const response = await preflight('/api/v1/edits/claims', 'https://evil.example', 'GET');
+
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('adds the allow-origin and exposed headers to actual responses, errors included', async () => {
+    const {
+      tokens: { owner },
+    } = await arrangeTenant();
+    const ok = await api('GET', '/api/v1/edits/claims', {
+      token: owner,
+      headers: { origin: consoleOrigin() },
+    });
+    const unauthorised = await api('GET', '/api/v1/edits/claims', { headers: { origin: consoleOrigin() } });
+    const foreign = await api('GET', '/api/v1/edits/claims', {
+      token: owner,
+      headers: { origin: 'https://evil.example' },
+    });
+
+    for (const response of [ok, unauthorised]) {
+      expect(response.headers.get('access-control-allow-origin')).toBe(consoleOrigin());
+      expect(response.headers.get('access-control-expose-headers')?.split(',')).toEqual([
+        ...CONSOLE_CORS.exposeHeaders,
+      ]);
     }
+    expect(ok.status).toBe(200);
+    expect(unauthorised.status).toBe(401);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('leaves any-origin routes answering for themselves', async () => {
+    const response = await preflight('/oauth/token', 'https://assistant.example', 'POST');
+
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
