@@ -4,6 +4,7 @@ import type { AuthKind } from '#lib/auth/principal.ts';
 import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
+import { AREA_GUIDES, errorExample, operationGuide } from './openapi-guide.ts';
 
 const ValidationIssue = z
   .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
@@ -156,7 +157,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       : route.request.headers;
     const responses: Record<
       string,
-      { description: string; content?: Record<string, { schema: z.ZodType }> }
+      { description: string; content?: Record<string, { schema: z.ZodType; example?: unknown }> }
     > = {};
     responses[String(route.successStatus)] =
       route.successStatus === 204
@@ -182,9 +183,16 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       errorStatuses.delete(400);
     }
     for (const status of [...errorStatuses].sort()) {
+      // An example whose error code matches the status (a schema alone shows BAD_REQUEST for all).
+      const example = errorExample(route, status);
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-        content: { 'application/json': { schema: errorSchema(route, status) } },
+        content: {
+          'application/json': {
+            schema: errorSchema(route, status),
+            ...(example === undefined ? {} : { example }),
+          },
+        },
       };
     }
     registry.registerPath({
@@ -192,7 +200,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       path: openApiPath(route.path),
       operationId: route.operationId,
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      description: operationGuide(route),
       tags: [route.area],
       security: securityOf(route),
       request: {
@@ -225,5 +233,6 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
+    tags: AREA_GUIDES.filter((guide) => routes.some((route) => route.area === guide.name)),
   });
 }

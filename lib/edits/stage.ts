@@ -62,7 +62,17 @@ export async function stageChangeset(
     const fail = (loc: (string | number)[], msg: string, type = 'invalid_item') =>
       issues.push({ loc, msg, type });
     const isProfile = staged.entity === 'profile';
-    const recordId = staged.action === 'create' ? (isProfile ? 'profile' : randomUUID()) : staged.record_id;
+    // The profile's id is always `profile`, so an update of it may leave record_id out.
+    const recordId = isProfile
+      ? (staged.record_id ?? 'profile')
+      : staged.action === 'create'
+        ? randomUUID()
+        : staged.record_id;
+    if (isProfile && staged.action !== 'update') {
+      // Every business is created with its profile (DESIGN §7): it is only ever updated.
+      fail(at('action'), "every business has its profile: update it (record_id 'profile')");
+      continue;
+    }
     if (staged.action !== 'create' && !recordId) {
       fail(at('record_id'), `record_id is required to ${staged.action}`);
       continue;
@@ -88,10 +98,6 @@ export async function stageChangeset(
     };
 
     if (staged.action === 'create') {
-      if (current) {
-        fail(at('action'), 'the profile exists already; update it');
-        continue;
-      }
       const parsed = schemasOf(staged.entity).write.safeParse(fields);
       if (!parsed.success) {
         issues.push(...prefixed(toValidationIssues('body', parsed.error), at('fields')));
