@@ -24,6 +24,10 @@ const TABLE_WRITE_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
+/** Routes that hand out list cursors (their query takes one, or the tool server's change-log tool). */
+const signsCursors = (route: RouteDefinition): boolean =>
+  route.request.query?.shape.cursor !== undefined || route.auth === 'mcp';
+
 export interface ServiceConfig {
   stateful: StatefulStack;
   sesSender: string;
@@ -70,6 +74,8 @@ export class ServiceFunction extends Construct {
     if (route.auth === 'internal' || route.permissions.internalApiKeys) {
       environment.INTERNAL_API_KEYS_SECRET_ID = stateful.internalApiKeys.secretArn;
     }
+    // Resolved by CloudFormation at deploy time (a dynamic reference): no Secrets Manager call per cold start.
+    if (signsCursors(route)) environment.CURSOR_SECRET = stateful.cursorSecret.secretValue.unsafeUnwrap();
     if (route.permissions.photos) environment.PHOTOS_BUCKET = stateful.photosBucket.bucketName;
     if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
       environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;

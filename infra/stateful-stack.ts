@@ -33,6 +33,8 @@ export class StatefulStack extends Stack {
   readonly internalApiKeys: secretsmanager.Secret;
   /** ES256 key of the OAuth server; created empty, filled by the token endpoint on first use. */
   readonly oauthSigningKey: secretsmanager.Secret;
+  /** The HMAC key of list cursors (lib/db/cursor.ts), given to the functions that page as CURSOR_SECRET. */
+  readonly cursorSecret: secretsmanager.Secret;
   readonly consoleIssuer: ConsoleIssuer;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
@@ -96,6 +98,17 @@ export class StatefulStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'Rotating a signing key means publishing the new key before signing with it (current/previous in the secret); an operator step, not a rotation Lambda.',
+    });
+
+    this.cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'HMAC key that makes list cursors tamper-proof (a random string)',
+      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+      removalPolicy,
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A new cursor key only invalidates cursors in flight (clients restart the listing on the 422); an operator rotates it with a redeploy, no rotation Lambda is needed.',
     });
 
     if (props.externalIssuer) {
