@@ -18,6 +18,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '#lib/http/errors.ts';
+import { normalisedContentType } from '#lib/http/media-type.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -200,9 +201,21 @@ function requestBody<P>(
   format: 'json' | 'form' | 'multipart',
   maxBytes: number,
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  if (format === 'form') return formRequestBody(maxBytes);
-  if (format === 'multipart') return multipartRequestBody(maxBytes);
-  return jsonRequestBody(maxBytes);
+  const parser =
+    format === 'form'
+      ? formRequestBody<P>(maxBytes)
+      : format === 'multipart'
+        ? multipartRequestBody<P>(maxBytes)
+        : jsonRequestBody<P>(maxBytes);
+  return {
+    before: async (request) => {
+      // Media types are case-insensitive; a text body in another charset than UTF-8 is a 415.
+      const { headers } = request.event;
+      const contentType = normalisedContentType(headers['content-type'], format !== 'multipart');
+      if (contentType !== undefined) headers['content-type'] = contentType;
+      return parser.before?.(request);
+    },
+  };
 }
 
 /** @middy/http-multipart-body-parser (busboy) after the size check; a malformed body is a 415. */
