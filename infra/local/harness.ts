@@ -344,7 +344,12 @@ async function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'>
 
 function send(response: ServerResponse, result: HttpResponse): void {
   if (response.headersSent) return;
-  response.writeHead(result.statusCode, { ...result.headers, 'content-length': String(result.body.length) });
+  // The harness's own answers (docs, the dev console, API Gateway's errors) are not sniffed either.
+  response.writeHead(result.statusCode, {
+    'x-content-type-options': 'nosniff',
+    ...result.headers,
+    'content-length': String(result.body.length),
+  });
   response.end(result.body);
 }
 

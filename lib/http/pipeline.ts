@@ -56,10 +56,21 @@ interface PipelineContext<P> extends Context {
 
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * On every response the pipeline writes (success, error, preflight, raw): no content sniffing, and
+ * HTTPS only from now on (browsers ignore HSTS over plain http, so localhost is unaffected).
+ * No includeSubDomains: the hosts below the API's are not this service's to decide.
+ */
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000',
+};
+
 const baseHeaders = (requestId: string): Record<string, string> => ({
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
   'x-request-id': requestId,
+  ...SECURITY_HEADERS,
 });
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
@@ -163,6 +174,7 @@ function anyOriginCors<P>(route: RouteDefinition): MiddlewareObj<Event, Result, 
       return {
         statusCode: 204,
         headers: {
+          ...SECURITY_HEADERS,
           ...ANY_ORIGIN_HEADERS,
           'access-control-allow-methods': `${route.method}, OPTIONS`,
           'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
