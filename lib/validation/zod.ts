@@ -23,6 +23,7 @@ export {
   number,
   object,
   record,
+  regexes,
   strictObject,
   string,
   union,
