@@ -1,5 +1,5 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '#lib/http/route.ts';
@@ -78,8 +78,9 @@ const fields: FormatField[] = [
   ]),
 ];
 
-const ajv = new Ajv({ strict: false });
-addFormats(ajv);
+// ajv-formats is CommonJS: its function is the default export's `default`.
+const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
+const ajv = addFormats.default(new Ajv({ strict: false }));
 const documented = (format: string) => ajv.compile({ type: 'string', format });
 
 const HOSTILE: Record<string, string[]> = {
