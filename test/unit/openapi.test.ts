@@ -37,4 +37,28 @@ describe('OpenAPI document', () => {
       });
     }
   });
+
+  it("documents both bodies of a 413: the operation's own error and API Gateway's {message}", () => {
+    const document = buildOpenApiDocument();
+    const schemas = document.components?.schemas ?? {};
+    expect(schemas.GatewayError).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+      required: ['message'],
+    });
+
+    for (const route of routeTable.filter((candidate) => candidate.request.body)) {
+      const operation = (document.paths?.[openApiPath(route.path)] as Record<string, Operation>)[
+        route.method.toLowerCase()
+      ];
+      const own = route.errorFormat === 'oauth' ? 'OAuthErrorResponse' : 'ErrorResponse';
+      expect(operation?.responses['413']?.content?.['application/json']?.schema, route.operationId).toEqual({
+        anyOf: [{ $ref: `#/components/schemas/${own}` }, { $ref: '#/components/schemas/GatewayError' }],
+      });
+    }
+  });
 });
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
