@@ -48,9 +48,9 @@ describe('OpenAPI document', () => {
     });
 
     for (const route of routeTable.filter((candidate) => candidate.request.body)) {
-      const operation = (document.paths?.[openApiPath(route.path)] as Record<string, Operation>)[
-        route.method.toLowerCase()
-      ];
+      const paths = document.paths as Record<string, Record<string, Operation>>;
+      const item = paths[openApiPath(route.path)];
+      const operation = item?.[route.method.toLowerCase()];
       const own = route.errorFormat === 'oauth' ? 'OAuthErrorResponse' : 'ErrorResponse';
       expect(operation?.responses['413']?.content?.['application/json']?.schema, route.operationId).toEqual({
         anyOf: [{ $ref: `#/components/schemas/${own}` }, { $ref: '#/components/schemas/GatewayError' }],
