@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import { localUserId } from '../../infra/local/dev-issuer.ts';
 import {
   agentApi,
@@ -94,6 +95,19 @@ describe('UUIDs in any case', () => {
       tenant.key,
     );
     expect(foreign.status).toBe(403);
+  });
+
+  it('an agent key made with a business id in upper case opens that business, in either case', async () => {
+    const tenant = await arrangeAgentTenant();
+    const { key } = await createAgentKey({
+      name: 'upper-case',
+      businesses: [tenant.businessId.toUpperCase()],
+      scopes: ['read'],
+    });
+
+    for (const id of [tenant.businessId, tenant.businessId.toUpperCase()]) {
+      expect((await agentApi('GET', collectionPath(id, 'faq'), key)).status, id).toBe(200);
+    }
   });
 
   it('edits API: a business id in upper case in the path and in a body', async () => {
