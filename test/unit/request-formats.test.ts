@@ -7,7 +7,7 @@ import { ENTITY_NAMES } from '#lib/records/entities.ts';
 import { schemasOf } from '#lib/records/schemas.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import type * as zt from '#lib/validation/zod.ts';
-import { buildOpenApiDocument } from '../../infra/openapi.ts';
+import { buildOpenApiDocument, openApiPath } from '../../infra/openapi.ts';
 
 /**
  * Issue 11, defect 2: every format-bearing field a request may carry is validated at least as
@@ -205,28 +205,31 @@ const ARBITRARIES: Record<string, fc.Arbitrary<string>> = {
 };
 
 describe('format-bearing request fields', () => {
-  it('are found wherever the OpenAPI document declares a format on a request', () => {
+  it('are found wherever the OpenAPI document declares a format on a request, operation by operation', () => {
     const document = buildOpenApiDocument(routeTable);
-    const declared = new Set<string>();
-    const collect = (node: unknown, seen = new Set<unknown>()): void => {
-      if (!node || typeof node !== 'object' || seen.has(node)) return;
-      seen.add(node);
+    const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+    /** Formats declared under a node, following $refs (a ref met again on the same branch stops). */
+    const declared = (node: unknown, out: string[], branch: string[] = []): string[] => {
+      if (!node || typeof node !== 'object') return out;
       const value = node as Record<string, unknown>;
       if (typeof value.$ref === 'string') {
         const name = value.$ref.split('/').pop() as string;
-        collect(document.components?.schemas?.[name], seen);
+        if (!branch.includes(name)) declared(schemas[name], out, [...branch, name]);
       }
-      if (typeof value.format === 'string' && value.format !== 'binary') declared.add(value.format);
-      for (const child of Object.values(value)) collect(child, seen);
+      if (typeof value.format === 'string' && value.format !== 'binary') out.push(value.format);
+      for (const [key, child] of Object.entries(value)) if (key !== '$ref') declared(child, out, branch);
+      return out;
     };
-    for (const methods of Object.values(document.paths ?? {})) {
-      for (const operation of Object.values(methods as Record<string, Record<string, unknown>>)) {
-        collect(operation.parameters);
-        collect(operation.requestBody);
-      }
-    }
+    const tally = (formats: string[]) =>
+      Object.fromEntries([...new Set(formats)].sort().map((f) => [f, formats.filter((x) => x === f).length]));
 
-    expect([...declared].sort()).toEqual([...new Set(fields.map((field) => field.format))].sort());
+    for (const route of routeTable) {
+      const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
+      const operation = paths[openApiPath(route.path)]?.[route.method.toLowerCase()] ?? {};
+      const inDocument = declared(operation.requestBody, declared(operation.parameters, []));
+      const inSchemas = requestFields(route).map((field) => field.format);
+      expect(tally(inSchemas), route.operationId).toEqual(tally(inDocument));
+    }
     expect(fields.filter((field) => field.format === 'uri').map((field) => field.where)).toEqual(
       expect.arrayContaining(['createJobPosting body.apply_url', 'profile patch.website_url']),
     );
