@@ -4,6 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { countDynamoUsage } from '#lib/db/call-counter.ts';
+import {
+  apiSurfaces,
+  consoleOrigins,
+  consolePreflightHeaders,
+  consoleResponseHeaders,
+} from '#lib/http/cors.ts';
 import { generateSigningKeys } from '#lib/oauth/signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
@@ -200,6 +206,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       jwks,
       baseUrl,
       devConsole: { issuer, seed },
+      // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the dev console's origin.
+      consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
       functionTimeoutSeconds: options.functionTimeoutSeconds,
     };
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -269,6 +277,7 @@ interface Site {
   jwks: string;
   baseUrl: string;
   devConsole: DevConsole;
+  consoleOrigins: string[];
   functionTimeoutSeconds: number | undefined;
 }
 
@@ -325,6 +334,15 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
   }
 
   const match = matchRoute(routeTable, method, path);
+  const origin = request.headers.origin;
+  // The console API's CORS configuration answers every other preflight itself (lib/http/cors.ts).
+  if (method === 'OPTIONS' && !match) {
+    return {
+      statusCode: 204,
+      headers: consolePreflightHeaders(origin, site.consoleOrigins),
+      body: Buffer.alloc(0),
+    };
+  }
   if (!match) return gatewayError(404, 'Not Found');
   const event = buildHttpApiEvent(
     {
@@ -346,6 +364,9 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
   result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
+  if (apiSurfaces(match.route).includes('console')) {
+    Object.assign(result.headers, consoleResponseHeaders(origin, site.consoleOrigins));
+  }
   return result;
 }
 

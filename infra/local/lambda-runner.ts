@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
 
@@ -13,7 +14,6 @@ export interface HttpResponse {
   body: Buffer;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 10;
 const loaded = new Map<string, Promise<LambdaHandler>>();
 
 /** Import a handler module once, like a warm Lambda container keeps it. */
@@ -41,7 +41,7 @@ export async function invokeRoute(
   rootDir: string,
   route: RouteDefinition,
   event: APIGatewayProxyEventV2,
-  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS,
 ) {
   const timeoutMs = timeoutSeconds * 1000;
   let deadline = Date.now() + timeoutMs;

@@ -1,6 +1,7 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
+import { sdkClientOptions } from '#lib/config/timeouts.ts';
 import { ServiceUnavailableError } from '#lib/http/errors.ts';
 import { logger } from '#lib/observability/logger.ts';
 
@@ -10,8 +11,7 @@ const consoleUrl = requiredEnv('CONSOLE_URL').replace(/\/$/, '');
 /** SES_ENDPOINT points it at aws-ses-v2-local; unset in AWS. */
 const ses = new SESClient({
   ...(optionalEnv('SES_ENDPOINT') ? { endpoint: optionalEnv('SES_ENDPOINT') } : {}),
-  maxAttempts: 2,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+  ...sdkClientOptions('ses'),
 });
 
 /** Where the console lets the invitee accept (it calls POST …/platform-admin-invites/{id}/accept). */

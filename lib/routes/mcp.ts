@@ -46,6 +46,6 @@ export const mcpRoutes = {
       .meta({ id: 'JsonRpcResponse', description: 'The JSON-RPC response (202, empty, for a notification)' }),
     errors: [403, 405],
     permissions: { table: 'readwrite' },
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
   },
 } as const satisfies Record<string, RouteDefinition>;
