@@ -43,7 +43,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict with the current state',
   410: 'Gone',
-  413: 'Request body too large',
+  413: "Request body too large: over the operation's limit, the operation's error body; over API Gateway's (10 MB, or 6 MB once in a Lambda event), API Gateway's own GatewayError",
   415: 'Unsupported media type',
   422: 'Validation error',
   429: 'Too many requests; retry after the retry-after header',
@@ -98,10 +98,25 @@ const HTTPValidationError = z
   .meta({ id: 'HTTPValidationError', description: 'The consent operations answer a 422 with this' });
 
 /** The error body a route answers with at a status (see RouteDefinition.errorFormat). */
+/**
+ * What API Gateway itself answers, before any function runs: `{"message": "…"}`. HTTP APIs cannot
+ * reshape these, so a 413 has two documented bodies.
+ */
+const GatewayError = z.object({ message: z.string() }).meta({
+  id: 'GatewayError',
+  description:
+    "API Gateway's own answer, before the operation runs (a body over 10 MB, or a request event over Lambda's 6 MB payload limit)",
+});
+
 function errorSchema(route: RouteDefinition, status: number): z.ZodType {
-  if (route.errorFormat === 'oauth') return OAuthErrorResponse;
-  if (route.errorFormat === 'http-validation' && status === 422) return HTTPValidationError;
-  return ErrorResponse;
+  const own =
+    route.errorFormat === 'oauth'
+      ? OAuthErrorResponse
+      : route.errorFormat === 'http-validation' && status === 422
+        ? HTTPValidationError
+        : ErrorResponse;
+  // Over the operation's own limit the function answers in its format; over API Gateway's, the gateway.
+  return status === 413 ? z.union([own, GatewayError]) : own;
 }
 
 function responseSchema(route: RouteDefinition): z.ZodType {

@@ -152,6 +152,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     if (!existsSync(oauthKeyFile)) {
       writeFileSync(oauthKeyFile, JSON.stringify(await generateSigningKeys()), { mode: 0o600 });
     }
+    // The HMAC key of list cursors (CURSOR_SECRET): kept like the signing key, so cursors survive a restart.
+    const cursorSecretFile = join(options.stateDir, 'cursor-secret');
+    if (!existsSync(cursorSecretFile)) {
+      writeFileSync(cursorSecretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    }
     const secrets: LocalSecrets = existsSync(secretsFile)
       ? JSON.parse(readFileSync(secretsFile, 'utf8'))
       : { internal_api_key: `ik_${randomBytes(24).toString('base64url')}` };
@@ -178,6 +183,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // The authorization server's issuer is the public base URL; locally, the harness's.
       OAUTH_ISSUER: baseUrl,
       OAUTH_SIGNING_KEY: readFileSync(oauthKeyFile, 'utf8'),
+      CURSOR_SECRET: readFileSync(cursorSecretFile, 'utf8').trim(),
       // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
       // production never sets it.
       ...(process.env.SAFE_FETCH_ALLOW ? { SAFE_FETCH_ALLOW: process.env.SAFE_FETCH_ALLOW } : {}),
@@ -444,7 +450,12 @@ function notReady(): HttpResponse {
 
 function send(response: ServerResponse, result: HttpResponse): void {
   if (response.headersSent) return;
-  response.writeHead(result.statusCode, { ...result.headers, 'content-length': String(result.body.length) });
+  // The harness's own answers (docs, the dev console, API Gateway's errors) are not sniffed either.
+  response.writeHead(result.statusCode, {
+    'x-content-type-options': 'nosniff',
+    ...result.headers,
+    'content-length': String(result.body.length),
+  });
   response.end(result.body);
 }
 

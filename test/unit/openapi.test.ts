@@ -100,4 +100,28 @@ describe('OpenAPI document', () => {
     expect(businessIds.length).toBeGreaterThan(10);
     for (const parameter of businessIds) expect(parameter.example).toBe(businessId);
   });
+
+  it("documents both bodies of a 413: the operation's own error and API Gateway's {message}", () => {
+    const document = buildOpenApiDocument();
+    const schemas = document.components?.schemas ?? {};
+    expect(schemas.GatewayError).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+      required: ['message'],
+    });
+
+    for (const route of routeTable.filter((candidate) => candidate.request.body)) {
+      const paths = document.paths as Record<string, Record<string, Operation>>;
+      const item = paths[openApiPath(route.path)];
+      const operation = item?.[route.method.toLowerCase()];
+      const own = route.errorFormat === 'oauth' ? 'OAuthErrorResponse' : 'ErrorResponse';
+      expect(operation?.responses['413']?.content?.['application/json']?.schema, route.operationId).toEqual({
+        anyOf: [{ $ref: `#/components/schemas/${own}` }, { $ref: '#/components/schemas/GatewayError' }],
+      });
+    }
+  });
 });
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
