@@ -189,8 +189,19 @@ export async function send(request: HttpRequest): Promise<SentResponse> {
   return { status: response.status, headers: response.headers, text, json };
 }
 
+/** A long text cut to `max` characters, saying how long it was. */
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max)}…(${text.length} chars)`;
+
 /** One line describing a request and its response, for failure messages. */
 export function describeExchange(request: HttpRequest, response: SentResponse): string {
-  const body = typeof request.body === 'string' ? request.body.slice(0, 300) : request.body ? '[form]' : '';
-  return `${request.method} ${request.path} ${JSON.stringify(request.headers).slice(0, 300)} ${body}\n  → ${response.status} ${response.headers.get('content-type')} ${response.text.slice(0, 400)}`;
+  const body =
+    typeof request.body === 'string'
+      ? clip(request.body, 300)
+      : request.body
+        ? `[${request.body.constructor.name}]`
+        : '';
+  const { authorization, ...headers } = request.headers;
+  const credential = authorization ? { authorization: `${authorization.slice(0, 16)}…` } : {};
+  return `${request.method} ${clip(request.path, 300)} ${clip(JSON.stringify({ ...headers, ...credential }), 300)} ${body}\n  → ${response.status} ${response.headers.get('content-type')} ${clip(response.text, 400)}`;
 }
