@@ -38,6 +38,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request (e.g. malformed JSON)',
   401: 'Missing or invalid credential',
   403: 'The credential does not allow this',
+  406: 'Not acceptable (the Accept header names no media type the operation answers with)',
   404: 'Not found',
   409: 'Conflict with the current state',
   410: 'Gone',
@@ -95,8 +96,20 @@ const HTTPValidationError = z
   .object({ detail: z.array(ValidationIssue) })
   .meta({ id: 'HTTPValidationError', description: 'The consent operations answer a 422 with this' });
 
+const JsonRpcErrorResponse = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+    id: z.union([z.string(), z.number(), z.null()]),
+  })
+  .meta({
+    id: 'JsonRpcErrorResponse',
+    description: "The MCP transport's own refusals (bad Origin, Accept or JSON-RPC) are JSON-RPC errors",
+  });
+
 /** The error body a route answers with at a status (see RouteDefinition.errorFormat). */
 function errorSchema(route: RouteDefinition, status: number): z.ZodType {
+  if (route.auth === 'mcp') return z.union([ErrorResponse, JsonRpcErrorResponse]);
   if (route.errorFormat === 'oauth') return OAuthErrorResponse;
   if (route.errorFormat === 'http-validation' && status === 422) return HTTPValidationError;
   return ErrorResponse;
@@ -174,6 +187,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
         content: { 'text/html': { schema: z.string() } },
       };
       errorStatuses.delete(400);
+    }
+    if (route.operationId === 'handleMcp') {
+      // MCP Streamable HTTP: a POST of only notifications or responses is accepted without a body.
+      responses['202'] = {
+        description: 'Accepted: the message held only notifications or responses; no body',
+      };
     }
     for (const status of [...errorStatuses].sort()) {
       responses[String(status)] = {
