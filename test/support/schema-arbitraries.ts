@@ -176,6 +176,14 @@ const wrongType = (schema: JsonSchema): fc.Arbitrary<unknown> => {
   return fc.oneof(...candidates);
 };
 
+/** The string formats a schema (or any of its alternatives) declares. */
+function formatsOf(schema: JsonSchema): string[] {
+  const alternatives: JsonSchema[] = schema.anyOf ?? schema.oneOf ?? [];
+  return [schema.format, ...alternatives.map((alternative) => resolveRef(alternative)?.format)].filter(
+    (format): format is string => typeof format === 'string' && format in FORMAT_NEAR_MISSES,
+  );
+}
+
 /** Values at and just past the schema's limits. */
 function boundaries(schema: JsonSchema): fc.Arbitrary<unknown>[] {
   const out: fc.Arbitrary<unknown>[] = [];
@@ -197,6 +205,32 @@ function boundaries(schema: JsonSchema): fc.Arbitrary<unknown>[] {
   return out;
 }
 
+/** Strings that look like the format but are not (what a lax validator lets through). */
+const FORMAT_NEAR_MISSES: Record<string, string[]> = {
+  uri: [
+    'https://example.com/a b',
+    'https://example.com/<script>',
+    'javascript:alert(1)',
+    'http://',
+    'example.com',
+    'https://exa mple.com',
+  ],
+  email: ['a@b', 'a b@example.com', 'a@@example.com', '<a@example.com>', 'a@example.com\n'],
+  uuid: [
+    '3F1C2B0E-8D6A-4A52-9A3E-1B2C3D4E5F60',
+    '3f1c2b0e8d6a4a529a3e1b2c3d4e5f60',
+    '3f1c2b0e-8d6a-4a52-9a3e-1b2c3d4e5f6',
+  ],
+  'date-time': [
+    '2026-13-01T00:00:00Z',
+    '2026-01-01',
+    '2026-01-01T25:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '2026-01-01 00:00:00',
+  ],
+  date: ['2026-13-01', '2026-02-30', '01/02/2026'],
+};
+
 /** A value next to what the schema accepts (it may happen to be valid; the contract decides). */
 export function oddValue(input: JsonSchema): fc.Arbitrary<unknown> {
   const schema = resolveRef(input) ?? {};
@@ -204,6 +238,10 @@ export function oddValue(input: JsonSchema): fc.Arbitrary<unknown> {
     { arbitrary: wrongType(schema), weight: 2 },
     { arbitrary: oddString, weight: 2 },
     ...boundaries(schema).map((arbitrary) => ({ arbitrary, weight: 1 })),
+    ...formatsOf(schema).map((format) => ({
+      arbitrary: fc.constantFrom(...(FORMAT_NEAR_MISSES[format] ?? [''])),
+      weight: 4,
+    })),
     { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 1 },
   );
 }
