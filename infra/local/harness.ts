@@ -47,6 +47,13 @@ export interface HarnessOptions {
   /** Print one line per request. */
   logRequests: boolean;
   rootDir: string;
+  /**
+   * Emulators already running, used instead of starting new ones and left running on stop: a
+   * test that pauses, kills or cuts off a dependency (test/integration/faults.test.ts).
+   */
+  emulators?: { dynamodb: RunningEmulator; s3: RunningEmulator; ses: RunningEmulator };
+  /** One timeout, in seconds, for every function instead of each route's own (tests of stalls). */
+  functionTimeoutSeconds?: number;
 }
 
 /** `.local/credentials.json`: everything a script needs to drive the local stack. */
@@ -100,15 +107,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   try {
     const baseUrl = await listen(server, options.port);
     // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
-    const emulators = await Promise.allSettled([
-      startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
-      startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
-      startSes(),
-    ]);
-    for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
-    const failed = emulators.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+    const { dynamodb, s3, ses } = options.emulators ?? (await startEmulators(options, started));
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
     const secretsFile = join(options.stateDir, 'secrets.json');
@@ -189,7 +188,14 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
 
     const openApi = JSON.stringify(buildOpenApiDocument(routeTable, baseUrl));
     const jwks = JSON.stringify(issuer.jwks);
-    const site: Site = { rootDir: options.rootDir, openApi, jwks, baseUrl, devConsole: { issuer, seed } };
+    const site: Site = {
+      rootDir: options.rootDir,
+      openApi,
+      jwks,
+      baseUrl,
+      devConsole: { issuer, seed },
+      functionTimeoutSeconds: options.functionTimeoutSeconds,
+    };
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const startedAt = Date.now();
       handle(request, site)
@@ -222,6 +228,19 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   }
 }
 
+async function startEmulators(options: HarnessOptions, started: RunningEmulator[]) {
+  const emulators = await Promise.allSettled([
+    startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
+    startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
+    startSes(),
+  ]);
+  for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = emulators.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+  return { dynamodb, s3, ses };
+}
+
 function listen(server: Server, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -244,6 +263,7 @@ interface Site {
   jwks: string;
   baseUrl: string;
   devConsole: DevConsole;
+  functionTimeoutSeconds: number | undefined;
 }
 
 const require = createRequire(import.meta.url);
@@ -314,7 +334,9 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
     return gatewayError(413, 'Request Entity Too Large');
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
-  const { result, usage } = await countDynamoUsage(() => invokeRoute(site.rootDir, match.route, event));
+  const { result, usage } = await countDynamoUsage(() =>
+    invokeRoute(site.rootDir, match.route, event, site.functionTimeoutSeconds),
+  );
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
   result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);

@@ -34,11 +34,17 @@ export function loadHandler(rootDir: string, handlerFile: string): Promise<Lambd
 /**
  * Invoke a route's handler with a Lambda-like context and its timeout, then shape the result the
  * way API Gateway does for payload 2.0: what the function throws becomes a bare 500, a timeout a
- * 503, and a response over Lambda's 6 MB payload limit a 502.
+ * 503, and a response over Lambda's 6 MB payload limit a 502. As in Lambda, loading the module
+ * (the init phase) does not count against the invocation's timeout.
  */
-export async function invokeRoute(rootDir: string, route: RouteDefinition, event: APIGatewayProxyEventV2) {
-  const timeoutMs = (route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-  const deadline = Date.now() + timeoutMs;
+export async function invokeRoute(
+  rootDir: string,
+  route: RouteDefinition,
+  event: APIGatewayProxyEventV2,
+  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+) {
+  const timeoutMs = timeoutSeconds * 1000;
+  let deadline = Date.now() + timeoutMs;
   const context: Context = {
     callbackWaitsForEmptyEventLoop: false,
     functionName: route.operationId,
@@ -56,6 +62,7 @@ export async function invokeRoute(rootDir: string, route: RouteDefinition, event
   let timer: NodeJS.Timeout | undefined;
   try {
     const handler = await loadHandler(rootDir, route.handler);
+    deadline = Date.now() + timeoutMs;
     const timedOut = new Promise<'timeout'>((resolveTimeout) => {
       timer = setTimeout(() => resolveTimeout('timeout'), timeoutMs);
     });

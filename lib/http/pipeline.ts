@@ -9,6 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { markAuthenticated } from '#lib/db/call-counter.ts';
+import { answerBeforeDeadline } from '#lib/http/deadline.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { successBody } from '#lib/http/envelope.ts';
 import { errorPayload } from '#lib/http/error-formats.ts';
@@ -16,6 +17,7 @@ import {
   BadRequestError,
   HttpError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '#lib/http/errors.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
@@ -81,7 +83,9 @@ const ANY_ORIGIN_HEADERS = {
 /**
  * Build the Lambda handler of one route. Every HTTP function goes through this one chain, in this
  * order: logging context, error mapping, header and event normalisation, authentication, JSON body
- * parsing, zod validation of every request part, then the operation itself.
+ * parsing, zod validation of every request part, then the operation itself. The whole chain runs
+ * against the function's deadline (deadline.ts), so a stalled dependency anywhere in it, the
+ * credential lookups included, ends as a 503 in the route's error format, not the platform's.
  */
 export function httpHandler<R extends RouteDefinition, P>(
   route: R,
@@ -101,7 +105,9 @@ export function httpHandler<R extends RouteDefinition, P>(
   }
   authenticator.prepare();
 
-  const chain = middy<Event, Result, Error, PipelineContext<P>>()
+  // middy's own early timeout covers only the operation, not the middlewares before it; the
+  // deadline below covers everything, so middy's is off.
+  const chain = middy<Event, Result, Error, PipelineContext<P>>({ timeoutEarlyInMillis: 0 })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(errorResponses(route))
     .use(httpHeaderNormalizer())
@@ -147,7 +153,27 @@ export function httpHandler<R extends RouteDefinition, P>(
     return { statusCode: route.successStatus, headers: responseHeaders, body: JSON.stringify(payload) };
   };
   // Last before the operation: the caller is known and the body parsed (lib/http/idempotency.ts).
-  return chain.handler(idempotency ? idempotency(route, respond) : respond);
+  chain.handler(idempotency ? idempotency(route, respond) : respond);
+
+  // The normalizers widen middy's event type; what arrives is still a payload 2.0 event.
+  const runChain = chain as unknown as (event: Event, context: PipelineContext<P>) => Promise<Result>;
+  return answerBeforeDeadline<Event, PipelineContext<P>, Result>(
+    runChain,
+    (event) => {
+      const requestId = requestIdOf(event);
+      logger.error('Request did not finish before the function timeout', { requestId });
+      return errorResult(
+        route,
+        requestId,
+        new ServiceUnavailableError('The request took too long; retry shortly'),
+      );
+    },
+    (event, error) => {
+      const requestId = requestIdOf(event);
+      logger.error('Request failed outside the error middleware', { requestId, error: error as Error });
+      return errorResult(route, requestId, toHttpError(error));
+    },
+  );
 }
 
 function authentication<P>(
@@ -308,24 +334,28 @@ function errorResponses<P>(route: RouteDefinition): MiddlewareObj<Event, Result,
       } else {
         logger.info('Request rejected', { requestId, status: error.statusCode, code: error.code });
       }
-      const { statusCode, body } = errorPayload(route.errorFormat ?? 'envelope', requestId, error);
-      request.response = {
-        statusCode,
-        headers: {
-          ...baseHeaders(requestId),
-          ...(route.cors === 'any-origin' ? ANY_ORIGIN_HEADERS : {}),
-          ...error.headers,
-        },
-        body: JSON.stringify(body),
-      };
+      request.response = errorResult(route, requestId, error);
     },
+  };
+}
+
+/** The response of a failed request, in the route's error format with the error's headers. */
+function errorResult(route: RouteDefinition, requestId: string, error: HttpError): Result {
+  const { statusCode, body } = errorPayload(route.errorFormat ?? 'envelope', requestId, error);
+  return {
+    statusCode,
+    headers: {
+      ...baseHeaders(requestId),
+      ...(route.cors === 'any-origin' ? ANY_ORIGIN_HEADERS : {}),
+      ...error.headers,
+    },
+    body: JSON.stringify(body),
   };
 }
 
 function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const unavailable = asDependencyUnavailable(error);
-  // Also covers middy's own TimeoutError, thrown just before the function would time out.
   if (unavailable) return unavailable;
   return new HttpError(500, 'INTERNAL', 'An unexpected error occurred');
 }
