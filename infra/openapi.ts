@@ -40,6 +40,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request (e.g. malformed JSON)',
   401: 'Missing or invalid credential',
   403: 'The credential does not allow this',
+  406: 'Not acceptable (the Accept header names no media type the operation answers with)',
   404: 'Not found',
   409: 'Conflict with the current state',
   410: 'Gone',
@@ -97,6 +98,17 @@ const HTTPValidationError = z
   .object({ detail: z.array(ValidationIssue) })
   .meta({ id: 'HTTPValidationError', description: 'The consent operations answer a 422 with this' });
 
+const JsonRpcErrorResponse = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+    id: z.union([z.string(), z.number(), z.null()]),
+  })
+  .meta({
+    id: 'JsonRpcErrorResponse',
+    description: "The MCP transport's own refusals (bad Origin, Accept or JSON-RPC) are JSON-RPC errors",
+  });
+
 /** The error body a route answers with at a status (see RouteDefinition.errorFormat). */
 /**
  * What API Gateway itself answers, before any function runs: `{"message": "…"}`. HTTP APIs cannot
@@ -109,12 +121,15 @@ const GatewayError = z.object({ message: z.string() }).meta({
 });
 
 function errorSchema(route: RouteDefinition, status: number): z.ZodType {
+  // The tool server's transport refuses some requests itself, with JSON-RPC error bodies.
   const own =
-    route.errorFormat === 'oauth'
-      ? OAuthErrorResponse
-      : route.errorFormat === 'http-validation' && status === 422
-        ? HTTPValidationError
-        : ErrorResponse;
+    route.auth === 'mcp'
+      ? z.union([ErrorResponse, JsonRpcErrorResponse])
+      : route.errorFormat === 'oauth'
+        ? OAuthErrorResponse
+        : route.errorFormat === 'http-validation' && status === 422
+          ? HTTPValidationError
+          : ErrorResponse;
   // Over the operation's own limit the function answers in its format; over API Gateway's, the gateway.
   return status === 413 ? z.union([own, GatewayError]) : own;
 }
@@ -196,6 +211,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
         content: { 'text/html': { schema: z.string() } },
       };
       errorStatuses.delete(400);
+    }
+    if (route.operationId === 'handleMcp') {
+      // MCP Streamable HTTP: a POST of only notifications or responses is accepted without a body.
+      responses['202'] = {
+        description: 'Accepted: the message held only notifications or responses; no body',
+      };
     }
     for (const status of [...errorStatuses].sort()) {
       // An example whose error code matches the status (a schema alone shows BAD_REQUEST for all).
