@@ -154,6 +154,7 @@ export class RoutesStack extends Stack {
       photosBucketArn: 'photos-bucket-arn',
       internalApiKeysArn: 'internal-api-keys-arn',
       oauthSigningKeyArn: 'oauth-signing-key-arn',
+      cursorSecretArn: 'cursor-secret-arn',
       jwtIssuer: 'jwt-issuer',
       jwtAudience: 'jwt-audience',
       jwtProfile: 'jwt-profile',

@@ -15,6 +15,7 @@ export type ParameterKey =
   | 'photos-bucket-arn'
   | 'internal-api-keys-arn'
   | 'oauth-signing-key-arn'
+  | 'cursor-secret-arn'
   | 'jwt-issuer'
   | 'jwt-audience'
   | 'jwt-profile'

@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
@@ -20,6 +20,10 @@ const TABLE_WRITE_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
+/** Routes that hand out list cursors (their query takes one, or the tool server's change-log tool). */
+const signsCursors = (route: RouteDefinition): boolean =>
+  route.request.query?.shape.cursor !== undefined || route.auth === 'mcp';
+
 /** The route's timeout, refused at synth when it would outlive API Gateway's 30 s. */
 function functionTimeoutSeconds(route: RouteDefinition): number {
   const seconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
@@ -39,6 +43,8 @@ export interface StatefulRefs {
   photosBucketArn: string;
   internalApiKeysArn: string;
   oauthSigningKeyArn: string;
+  /** The HMAC key of list cursors (lib/db/cursor.ts). */
+  cursorSecretArn: string;
   jwtIssuer: string;
   jwtAudience: string;
   jwtProfile: string;
@@ -87,6 +93,10 @@ export class ServiceFunction extends Construct {
     if (route.permissions.oauthSigningKey) environment.OAUTH_SIGNING_KEY_SECRET_ID = refs.oauthSigningKeyArn;
     if (route.auth === 'internal' || route.permissions.internalApiKeys) {
       environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
+    }
+    // A dynamic reference, resolved by CloudFormation at deploy time: no Secrets Manager call per cold start.
+    if (signsCursors(route)) {
+      environment.CURSOR_SECRET = SecretValue.secretsManager(refs.cursorSecretArn).unsafeUnwrap();
     }
     if (route.permissions.photos) environment.PHOTOS_BUCKET = refs.photosBucketName;
     if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {

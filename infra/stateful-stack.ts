@@ -36,6 +36,8 @@ export class StatefulStack extends Stack {
   readonly internalApiKeys: secretsmanager.Secret;
   /** ES256 key of the OAuth server; created empty, filled by the token endpoint on first use. */
   readonly oauthSigningKey: secretsmanager.Secret;
+  /** The HMAC key of list cursors (lib/db/cursor.ts), given to the functions that page as CURSOR_SECRET. */
+  readonly cursorSecret: secretsmanager.Secret;
   readonly consoleIssuer: ConsoleIssuer;
   readonly userPool: cognito.UserPool | undefined;
 
@@ -110,6 +112,17 @@ export class StatefulStack extends Stack {
         'Rotating a signing key means publishing the new key before signing with it (current/previous in the secret); an operator step, not a rotation Lambda.',
     });
 
+    this.cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'HMAC key that makes list cursors tamper-proof (a random string)',
+      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+      removalPolicy,
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A new cursor key only invalidates cursors in flight (clients restart the listing on the 422); an operator rotates it with a redeploy, no rotation Lambda is needed.',
+    });
+
     // The invite e-mails' sender: the identity is created here (verify it by DNS or by the link
     // SES mails to the address), or an identity verified already is used as it is.
     if (context.sesIdentityMode === 'create') {
@@ -140,6 +153,7 @@ export class StatefulStack extends Stack {
     publishParameter(this, stage, 'photos-bucket-arn', this.photosBucket.bucketArn);
     publishParameter(this, stage, 'internal-api-keys-arn', this.internalApiKeys.secretArn);
     publishParameter(this, stage, 'oauth-signing-key-arn', this.oauthSigningKey.secretArn);
+    publishParameter(this, stage, 'cursor-secret-arn', this.cursorSecret.secretArn);
     publishParameter(this, stage, 'jwt-issuer', this.consoleIssuer.issuer);
     publishParameter(this, stage, 'jwt-audience', this.consoleIssuer.audience);
     publishParameter(this, stage, 'jwt-profile', this.consoleIssuer.profile);

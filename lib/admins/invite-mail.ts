@@ -47,10 +47,25 @@ export async function sendInviteMail(invite: PlatformAdminEntry): Promise<void> 
     );
   } catch (error) {
     logger.error('Invite e-mail not sent', { inviteTo: invite.email, error: error as Error });
-    throw new ServiceUnavailableError(
-      'The invite is saved but its e-mail could not be sent; repeat the invite to send it again',
-    );
+    throw new InviteMailNotSent(surelyNotSent(error));
   }
+}
+
+/**
+ * The invite is stored but its e-mail was not sent (a 503). `certain`: SES refused it or could not
+ * be reached, so no e-mail went out; otherwise (a timeout, a dropped connection) it may have.
+ */
+export class InviteMailNotSent extends ServiceUnavailableError {
+  constructor(readonly certain: boolean) {
+    super('The invite is saved but its e-mail could not be sent; repeat the invite to send it again');
+  }
+}
+
+/** SES answered with an error, or the connection was never opened: no e-mail was accepted. */
+function surelyNotSent(error: unknown): boolean {
+  const answered = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  return (typeof answered === 'number' && answered >= 400) || code === 'ECONNREFUSED';
 }
 
 const escapeHtml = (value: string) =>

@@ -52,5 +52,7 @@ export function worstCaseCallMs({ connectionTimeout, requestTimeout, maxAttempts
 /** The SDK client options for one dependency: `{...sdkClientOptions('dynamodb')}`. */
 export function sdkClientOptions(dependency: keyof typeof CLIENT_TIMEOUTS) {
   const { connectionTimeout, requestTimeout, maxAttempts } = CLIENT_TIMEOUTS[dependency];
-  return { maxAttempts, requestHandler: { connectionTimeout, requestTimeout } };
+  // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and goes on
+  // waiting, so a stalled dependency would hold the call until the function's deadline.
+  return { maxAttempts, requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true } };
 }

@@ -16,6 +16,16 @@ export const tableName = requiredEnv('TABLE_NAME');
 export const dynamoClient = new DynamoDBClient({
   ...(optionalEnv('DYNAMODB_ENDPOINT') ? { endpoint: optionalEnv('DYNAMODB_ENDPOINT') } : {}),
   ...sdkClientOptions('dynamodb'),
+  // Local tests of lost answers (test/integration/idempotency-lost-answer.test.ts): a shorter
+  // request timeout, so the withheld answer fails the call quickly.
+  ...(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS')
+    ? {
+        requestHandler: {
+          ...sdkClientOptions('dynamodb').requestHandler,
+          requestTimeout: Number(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS')),
+        },
+      }
+    : {}),
 });
 attachUsageCounter(dynamoClient);
 

@@ -20,6 +20,8 @@ import {
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '#lib/http/errors.ts';
+import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
+import { normalisedContentType } from '#lib/http/media-type.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -37,6 +39,8 @@ export interface HandlerInput<R extends RouteDefinition, P> {
   body: Parsed<R['request']['body']>;
   principal: P;
   requestId: string;
+  /** Set when the request carries an Idempotency-Key: the create's id and request hash. */
+  idempotentCreate?: IdempotentCreate | undefined;
 }
 
 /** What a handler returns; the pipeline wraps it in the route's envelope and status. */
@@ -53,23 +57,37 @@ export interface HandlerOutput {
 
 interface PipelineContext<P> extends Context {
   principal: P;
+  idempotentCreate?: IdempotentCreate;
 }
 
 /**
  * Makes a route's responder honour `Idempotency-Key` (lib/http/idempotency.ts). Passed by the
  * handlers of `idempotent` routes only, so that other functions do not bundle it.
  */
-export type IdempotencyWrapper = <C extends Context & { principal: unknown }>(
+export type IdempotencyWrapper = <
+  C extends Context & { principal: unknown; idempotentCreate?: IdempotentCreate },
+>(
   route: RouteDefinition,
   respond: (event: Event, context: C) => Promise<Result>,
 ) => (event: Event, context: C) => Promise<Result>;
 
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * On every response the pipeline writes (success, error, preflight, raw): no content sniffing, and
+ * HTTPS only from now on (browsers ignore HSTS over plain http, so localhost is unaffected).
+ * No includeSubDomains: the hosts below the API's are not this service's to decide.
+ */
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000',
+};
+
 const baseHeaders = (requestId: string): Record<string, string> => ({
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
   'x-request-id': requestId,
+  ...SECURITY_HEADERS,
 });
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
@@ -129,6 +147,7 @@ export function httpHandler<R extends RouteDefinition, P>(
       body: body ? parseRequestPart('body', body, event.body) : undefined,
       principal: context.principal,
       requestId,
+      idempotentCreate: context.idempotentCreate,
     } as HandlerInput<R, P>;
 
     const output = await operation(input);
@@ -205,6 +224,7 @@ function anyOriginCors<P>(route: RouteDefinition): MiddlewareObj<Event, Result, 
       return {
         statusCode: 204,
         headers: {
+          ...SECURITY_HEADERS,
           ...ANY_ORIGIN_HEADERS,
           'access-control-allow-methods': `${route.method}, OPTIONS`,
           'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
@@ -243,9 +263,21 @@ function requestBody<P>(
   format: 'json' | 'form' | 'multipart',
   maxBytes: number,
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  if (format === 'form') return formRequestBody(maxBytes);
-  if (format === 'multipart') return multipartRequestBody(maxBytes);
-  return jsonRequestBody(maxBytes);
+  const parser =
+    format === 'form'
+      ? formRequestBody<P>(maxBytes)
+      : format === 'multipart'
+        ? multipartRequestBody<P>(maxBytes)
+        : jsonRequestBody<P>(maxBytes);
+  return {
+    before: async (request) => {
+      // Media types are case-insensitive; a text body in another charset than UTF-8 is a 415.
+      const { headers } = request.event;
+      const contentType = normalisedContentType(headers['content-type'], format !== 'multipart');
+      if (contentType !== undefined) headers['content-type'] = contentType;
+      return parser.before?.(request);
+    },
+  };
 }
 
 /** @middy/http-multipart-body-parser (busboy) after the size check; a malformed body is a 415. */

@@ -1,3 +1,4 @@
+import { emailAddress, webUrl } from '#lib/validation/formats.ts';
 import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -7,8 +8,8 @@ import * as z from '#lib/validation/zod.ts';
  */
 
 const CURRENCY = once(() => z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR'));
-const URL = once(() => z.url({ protocol: /^https?$/ }).max(2000));
-const EMAIL = once(() => z.email().max(320));
+const URL = once(() => webUrl());
+const EMAIL = once(() => emailAddress());
 const PHONE = once(() => z.string().regex(/^\+?[0-9 ().-]{3,32}$/, 'a phone number'));
 const ID = once(() => z.uuid());
 

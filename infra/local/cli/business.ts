@@ -13,8 +13,9 @@
  */
 import { parseArgs } from 'node:util';
 import { LOCAL_ISSUER, localSubject } from '../dev-issuer.ts';
-import { fail, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
 
+speakOneLine();
 const { values, positionals } = parseArgs({
   options: {
     name: { type: 'string' },
