@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling.ts';
+import { BUNDLE_FILE, esbuildOptions } from '../infra/bundling.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 
 const run = promisify(execFile);
 
 /** Bundle one handler exactly as CDK does (infra/bundling.ts); returns the file and its size. */
 export async function buildBundle(entry: string, outDir: string): Promise<{ file: string; bytes: number }> {
-  const file = join(outDir, 'index.mjs');
+  const file = join(outDir, BUNDLE_FILE);
   await build({ ...esbuildOptions, entryPoints: [join(ROOT_DIR, entry)], outfile: file, logLevel: 'error' });
   return { file, bytes: statSync(file).size };
 }
@@ -22,11 +22,14 @@ export interface ColdStart {
   statusCode: number | undefined;
 }
 
-// Runs in a fresh `node`: import the bundle (the Lambda init phase), then invoke it once.
+// Runs in a fresh `node`: load the bundle (the Lambda init phase), then invoke it once. A
+// CommonJS bundle is `require`d, as Lambda's runtime does (importing it would add a scan of it).
 const CHILD = `
 const { readFileSync } = await import('node:fs');
+const { createRequire } = await import('node:module');
+const bundle = process.env.BENCH_BUNDLE;
 const started = performance.now();
-const module = await import(process.env.BENCH_BUNDLE);
+const module = bundle.endsWith('.cjs') ? createRequire(import.meta.url)(bundle) : await import(bundle);
 const imported = performance.now();
 const event = JSON.parse(readFileSync(process.env.BENCH_EVENT, 'utf8'));
 const context = { functionName: 'bench', awsRequestId: crypto.randomUUID(), getRemainingTimeInMillis: () => 10000 };

@@ -5,22 +5,29 @@
 export const BUNDLE_TARGET = 'node22';
 
 /**
- * An ESM bundle that includes the AWS SDK hits `Dynamic require of "node:https" is not supported`
- * at import unless require is recreated at the top of the file (DESIGN §2).
+ * CommonJS, not ESM (issue 14, docs/decisions.md): an ESM bundle imports `node:http` as an ES
+ * module, and building that namespace makes Node 22 load its bundled undici (http's lazy
+ * `WebSocket` exports) in every function, 16–26 ms of a cold start that nothing uses; the same
+ * code as CommonJS `require`s it and never does. ESM sources are still what esbuild reads
+ * (`mainFields`), so tree shaking is unchanged, and CommonJS needs no `createRequire` banner.
  */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __bpsCreateRequire } from 'node:module'; const require = __bpsCreateRequire(import.meta.url);";
+export const BUNDLE_FORMAT = 'cjs' as const;
+
+/**
+ * The bundle's file name. Lambda's runtime `require`s an `index.js` outside a `"type": "module"`
+ * package (CDK's CommonJS output); locally `.cjs` says the same wherever the file lands.
+ */
+export const BUNDLE_FILE = 'index.cjs';
 
 /** esbuild options shared by CDK's NodejsFunction and the bench's direct esbuild call. */
 export const esbuildOptions = {
   bundle: true,
   platform: 'node' as const,
-  format: 'esm' as const,
+  format: BUNDLE_FORMAT,
   target: BUNDLE_TARGET,
   minify: true,
   sourcemap: true,
   mainFields: ['module', 'main'],
-  banner: { js: ESM_REQUIRE_BANNER },
   // The AWS SDK is bundled, not taken from the runtime: pinned versions, smaller cold start.
   external: [] as string[],
 };

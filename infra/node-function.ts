@@ -17,7 +17,7 @@ export interface NodeFunctionProps {
 }
 
 /**
- * A function with our defaults (Node 22, arm64, ESM, minified, source maps, SDK bundled, X-Ray
+ * A function with our defaults (Node 22, arm64, CommonJS (infra/bundling.ts), minified, source maps, SDK bundled, X-Ray
  * active tracing), its own log group and its own role allowed to write only there. Routes
  * (ServiceFunction) and the Cognito trigger use it; callers add their own grants to `role`.
  */
@@ -46,7 +46,8 @@ export class NodeFunction extends Construct {
       description: props.description,
       environment: {
         POWERTOOLS_SERVICE_NAME: 'business-platform',
-        NODE_OPTIONS: '--enable-source-maps',
+        // No --enable-source-maps: it costs every cold start tens of ms to serve the rare stack
+        // trace; the map ships in the artefact for whoever reads one (docs/decisions.md, issue 14).
         ...props.environment,
       },
       role: this.role,
@@ -54,12 +55,11 @@ export class NodeFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       tracing: lambda.Tracing.ACTIVE,
       bundling: {
-        format: nodejs.OutputFormat.ESM,
+        format: nodejs.OutputFormat.CJS,
         target: esbuildOptions.target,
         minify: esbuildOptions.minify,
         sourceMap: esbuildOptions.sourcemap,
         mainFields: esbuildOptions.mainFields,
-        banner: esbuildOptions.banner.js,
         externalModules: esbuildOptions.external,
         forceDockerBundling: false,
       },

@@ -234,10 +234,12 @@ describe('npm run synth', () => {
       const templates = readdirSync(out).filter((file) => file.endsWith('.template.json'));
       expect(templates.length).toBeGreaterThanOrEqual(3);
       const assets = readdirSync(out).filter((file) => file.startsWith('asset.'));
-      const bundles = assets.filter((dir) => readdirSync(join(out, dir)).includes('index.mjs'));
+      const bundles = assets.filter((dir) => readdirSync(join(out, dir)).includes('index.js'));
       expect(bundles.length).toBe(routeTable.length);
-      const sample = readFileSync(join(out, bundles[0] ?? '', 'index.mjs'), 'utf8');
-      expect(sample.startsWith('import { createRequire')).toBe(true);
+      // CommonJS (infra/bundling.ts): Lambda `require`s it, and node:http is required, not imported.
+      const sample = readFileSync(join(out, bundles[0] ?? '', 'index.js'), 'utf8');
+      expect(sample.startsWith('"use strict";')).toBe(true);
+      expect(sample).not.toMatch(/^import /m);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
