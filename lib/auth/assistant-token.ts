@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
+import { decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
 import { consoleAuth, verifyConsoleToken } from '#lib/auth/console-token.ts';
 import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import {
@@ -8,6 +8,7 @@ import {
   bearerToken,
   type UserPrincipal,
 } from '#lib/auth/principal.ts';
+import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
 import { optionalEnv } from '#lib/config/env.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
@@ -19,12 +20,12 @@ import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
  * published JWKS, for exactly one resource (`aud`), naming a grant that must not be revoked (one
  * GetItem, so a revoked grant stops at once, like a revoked agent key).
  */
-let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+let jwks: ReturnType<typeof remoteKeySet> | undefined;
 
 function keySet() {
-  jwks ??= createRemoteJWKSet(new URL(optionalEnv('OAUTH_JWKS_URL') ?? `${issuer()}/oauth/jwks`), {
-    timeoutDuration: 3_000,
-    cooldownDuration: 30_000,
+  jwks ??= remoteKeySet(new URL(optionalEnv('OAUTH_JWKS_URL') ?? `${issuer()}/oauth/jwks`), {
+    timeoutMs: 3_000,
+    cooldownMs: 30_000,
   });
   return jwks;
 }

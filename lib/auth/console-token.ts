@@ -1,6 +1,7 @@
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import { type Authenticator, bearerToken, type UserPrincipal } from '#lib/auth/principal.ts';
+import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
 import { userIdFor } from '#lib/auth/user-id.ts';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 import { ServiceUnavailableError, UnauthorizedError } from '#lib/http/errors.ts';
@@ -19,7 +20,7 @@ interface Verifier {
   issuer: string;
   audience: string;
   profile: TokenProfile;
-  jwks: ReturnType<typeof createRemoteJWKSet>;
+  jwks: ReturnType<typeof remoteKeySet>;
 }
 
 let verifier: Verifier | undefined;
@@ -38,7 +39,7 @@ function loadVerifier(): Verifier {
     issuer,
     audience: requiredEnv('JWT_AUDIENCE'),
     profile,
-    jwks: createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 3_000, cooldownDuration: 30_000 }),
+    jwks: remoteKeySet(new URL(jwksUrl), { timeoutMs: 3_000, cooldownMs: 30_000 }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { errors } from 'jose';
+import { JwksUnreachableError } from '#lib/auth/remote-key-set.ts';
 
 /**
  * Whether a JWT verification failed because the key set could not be fetched (a timeout or a
@@ -6,6 +7,8 @@ import { errors } from 'jose';
  */
 export function isJwksUnreachable(error: unknown): boolean {
   return (
-    error instanceof errors.JWKSTimeout || (error instanceof TypeError && error.message.includes('fetch'))
+    error instanceof errors.JWKSTimeout ||
+    error instanceof JwksUnreachableError ||
+    (error instanceof TypeError && error.message.includes('fetch'))
   );
 }
