@@ -34,6 +34,11 @@ const ISSUER_PATH = '/local-issuer';
 export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
 export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
 export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
+/** Read and write request units apart (auth included), and the operation's sequential round trips. */
+export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
+export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
+/** Sent by the bench: every DynamoDB call of that request waits this long first, as over a network. */
+export const DYNAMO_DELAY_HEADER = 'x-local-dynamodb-delay-ms';
 /** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
@@ -314,10 +319,14 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
     return gatewayError(413, 'Request Entity Too Large');
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
-  const { result, usage } = await countDynamoUsage(() => invokeRoute(site.rootDir, match.route, event));
+  const { result, usage } = await countDynamoUsage(() => invokeRoute(site.rootDir, match.route, event), {
+    delayMs: Math.min(1000, Number(request.headers[DYNAMO_DELAY_HEADER]) || 0),
+  });
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
   result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
+  result.headers[DYNAMO_UNITS_HEADER] = `read=${usage.readUnits}, write=${usage.writeUnits}`;
+  result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
   return result;
 }
 
