@@ -4,7 +4,7 @@ import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type Header, headerView, loadOwn, moveStatus, view } from '#lib/edits/changeset-store.ts';
-import { useSession } from '#lib/edits/sessions.ts';
+import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/http/errors.ts';
 
 /** A changeset and its items; only the opener of its session may see it (404 otherwise). */
@@ -15,7 +15,7 @@ export async function readChangeset(user: EditsPrincipal, changesetId: string) {
 
 export async function tickItem(user: EditsPrincipal, changesetId: string, itemId: string, ticked: boolean) {
   const { header, items } = await loadOwn(user, changesetId);
-  await useSession(user, header.session_id);
+  await useSessionOfBusiness(user, header.session_id, header.business_id);
   const item = items.find((candidate) => candidate.id === itemId);
   if (!item) throw new NotFoundError(`No item ${itemId} in this changeset`);
   if (header.status !== 'staged')
@@ -55,7 +55,7 @@ export async function tickItem(user: EditsPrincipal, changesetId: string, itemId
 
 export async function discardChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);
-  await useSession(user, header.session_id);
+  await useSessionOfBusiness(user, header.session_id, header.business_id);
   const now = new Date().toISOString();
   await moveStatus(changesetId, ['staged'], 'discarded', { discarded_at: now });
   return view({ ...header, status: 'discarded', discarded_at: now }, items);

@@ -7,7 +7,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { fieldsOf, type Header, type Item, view } from '#lib/edits/changeset-store.ts';
-import { useSession } from '#lib/edits/sessions.ts';
+import { useSessionAlongside } from '#lib/edits/sessions.ts';
 import { ConflictError, ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
 import { mergeIntoRecord } from '#lib/records/complete-fields.ts';
@@ -27,14 +27,15 @@ export async function stageChangeset(
   sessionId: string,
   input: { summary?: string | undefined; items: StagedItemInput[] },
 ) {
-  const session = await useSession(user, sessionId);
+  const { session, result: records } = await useSessionAlongside(user, sessionId, (businessId) =>
+    queryAll({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :records)',
+      ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':records': RECORD_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
   const businessId = session.business_id;
-  const records = await queryAll({
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :records)',
-    ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':records': RECORD_PREFIX },
-    ConsistentRead: true,
-  });
   const existing = new Map(records.map((item) => [`${item.entity}#${item.id}`, item]));
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
