@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { AuthKind } from '#lib/auth/principal.ts';
+import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 
@@ -148,6 +149,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
     if (route.request.body) {
       errorStatuses.add(400).add(413).add(415);
     }
+    // Idempotency-Key: a retry while the first request is still running is a 409.
+    if (route.idempotent) errorStatuses.add(409);
+    const headers = route.idempotent
+      ? (route.request.headers ?? z.object({})).extend(IdempotencyKeyHeaders.shape)
+      : route.request.headers;
     const responses: Record<
       string,
       { description: string; content?: Record<string, { schema: z.ZodType }> }
@@ -192,7 +198,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       request: {
         ...(route.request.params ? { params: route.request.params } : {}),
         ...(route.request.query ? { query: route.request.query } : {}),
-        ...(route.request.headers ? { headers: route.request.headers } : {}),
+        ...(headers ? { headers } : {}),
         ...(route.request.body
           ? {
               body: {

@@ -1,6 +1,7 @@
 import { inviteAdmin } from '#lib/admins/invite-admin.ts';
 import { assertPlatformAdmin } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
+import { withIdempotencyKey } from '#lib/http/idempotency.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { adminRoutes } from '#lib/routes/admin.ts';
 
@@ -11,4 +12,5 @@ export const handler = httpHandler(
     await assertPlatformAdmin(principal);
     return { data: await inviteAdmin({ ...body, invitedBy: principal.email ?? principal.userId }) };
   },
+  withIdempotencyKey,
 );

@@ -1,8 +1,12 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
+import { withIdempotencyKey } from '#lib/http/idempotency.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { createAgentRecord } from '#lib/records/agent-operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('createFaq'), agentAuth, (input) =>
-  createAgentRecord('faq', input),
+export const handler = httpHandler(
+  agentRoute('createFaq'),
+  agentAuth,
+  (input) => createAgentRecord('faq', input),
+  withIdempotencyKey,
 );

@@ -1,8 +1,14 @@
 import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { openSession } from '#lib/edits/sessions.ts';
+import { withIdempotencyKey } from '#lib/http/idempotency.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
-export const handler = httpHandler(editsRoutes.openEditSession, editsAuth, async ({ body, principal }) => ({
-  data: await openSession(principal, body.business_id),
-}));
+export const handler = httpHandler(
+  editsRoutes.openEditSession,
+  editsAuth,
+  async ({ body, principal }) => ({
+    data: await openSession(principal, body.business_id),
+  }),
+  withIdempotencyKey,
+);

@@ -1,5 +1,6 @@
 import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { stageChangeset } from '#lib/edits/stage.ts';
+import { withIdempotencyKey } from '#lib/http/idempotency.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
@@ -9,4 +10,5 @@ export const handler = httpHandler(
   async ({ params, body, principal }) => ({
     data: await stageChangeset(principal, params.session_id, body),
   }),
+  withIdempotencyKey,
 );

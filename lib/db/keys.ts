@@ -16,6 +16,8 @@ export const PLATFORM_ADMINS = 'PLATFORM_ADMINS';
 export const RECORD_PREFIX = 'RECORD#';
 export const COUNT_PREFIX = 'COUNT#';
 export const HISTORY_PREFIX = 'HISTORY#';
+/** Idempotency-Key records (lib/http/idempotency.ts): pk `IDEMPOTENCY#<hash>`, sk `IDEMPOTENCY`. */
+export const IDEMPOTENCY = 'IDEMPOTENCY';
 /** Sorts after every zero-padded position: records without a position come last. */
 const POSITION_LAST = '~';
 
@@ -142,6 +144,11 @@ export const keys = {
     pk: businessPartition(businessId),
     sk: `PHOTO_IMPORT#${keyHash}`,
   }),
+  /**
+   * The first answer to a request with an Idempotency-Key. Powertools' idempotency utility writes
+   * it; `hash` is its SHA-256 of (operation, caller, path, key), so each key is its own partition.
+   */
+  idempotency: (hash: string): ItemKey => ({ pk: `${IDEMPOTENCY}#${hash}`, sk: IDEMPOTENCY }),
   /** An industry gallery photo; bytes at S3 `gallery/<industry_id>/<id>`. */
   galleryPhoto: (industryId: string, photoId: string): ItemKey => ({
     pk: `GALLERY#${industryId}`,

@@ -53,6 +53,15 @@ interface PipelineContext<P> extends Context {
   principal: P;
 }
 
+/**
+ * Makes a route's responder honour `Idempotency-Key` (lib/http/idempotency.ts). Passed by the
+ * handlers of `idempotent` routes only, so that other functions do not bundle it.
+ */
+export type IdempotencyWrapper = <C extends Context & { principal: unknown }>(
+  route: RouteDefinition,
+  respond: (event: Event, context: C) => Promise<Result>,
+) => (event: Event, context: C) => Promise<Result>;
+
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 const baseHeaders = (requestId: string): Record<string, string> => ({
@@ -78,10 +87,16 @@ export function httpHandler<R extends RouteDefinition, P>(
   route: R,
   authenticator: Authenticator<P>,
   operation: (input: HandlerInput<R, P>) => Promise<HandlerOutput | undefined>,
+  idempotency?: IdempotencyWrapper,
 ) {
   if (authenticator.kind !== route.auth) {
     throw new Error(
       `${route.operationId} declares auth '${route.auth}' but its handler uses '${authenticator.kind}'`,
+    );
+  }
+  if (Boolean(route.idempotent) !== Boolean(idempotency)) {
+    throw new Error(
+      `${route.operationId}: a route with idempotent: true, and only such a route, passes withIdempotencyKey`,
     );
   }
   authenticator.prepare();
@@ -98,7 +113,7 @@ export function httpHandler<R extends RouteDefinition, P>(
     chain.use(requestBody(route.bodyFormat ?? 'json', route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   }
 
-  return chain.handler(async (event, context) => {
+  const respond = async (event: Event, context: PipelineContext<P>): Promise<Result> => {
     const requestId = requestIdOf(event);
     const { params, query, headers, body } = route.request;
     const input = {
@@ -130,7 +145,9 @@ export function httpHandler<R extends RouteDefinition, P>(
         ? successBody(requestId, output?.data ?? null, output?.meta)
         : output?.data;
     return { statusCode: route.successStatus, headers: responseHeaders, body: JSON.stringify(payload) };
-  });
+  };
+  // Last before the operation: the caller is known and the body parsed (lib/http/idempotency.ts).
+  return chain.handler(idempotency ? idempotency(route, respond) : respond);
 }
 
 function authentication<P>(

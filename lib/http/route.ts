@@ -60,6 +60,11 @@ export interface RouteDefinition {
   rejectsMethods?: ('GET' | 'DELETE')[];
   /** The OAuth scope an assistant's access token needs for this operation (edits API, DESIGN §9). */
   oauthScope?: 'edits:read' | 'edits:write';
+  /**
+   * The operation creates something and takes an `Idempotency-Key` header: a retry with the same
+   * key and body gets the first answer instead of a second creation (lib/http/idempotency.ts).
+   */
+  idempotent?: true;
   successStatus: 200 | 201 | 204;
   request: {
     params?: z.ZodObject;

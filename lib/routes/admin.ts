@@ -30,6 +30,7 @@ export const adminRoutes = {
     method: 'POST',
     path: '/api/v1/admin/users',
     handler: 'functions/admin/invite-user.ts',
+    idempotent: true,
     area: 'admin',
     summary: 'Invite a platform admin (re-inviting a pending e-mail re-sends the same invite)',
     auth: 'console',

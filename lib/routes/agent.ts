@@ -69,6 +69,7 @@ function routesFor(
       method: 'POST',
       path: collection,
       handler: handler('create', entity),
+      idempotent: true,
       summary: `Create a ${definition.title}`,
       successStatus: 201,
       request: { params: BusinessPathParams, body: schemas.write },

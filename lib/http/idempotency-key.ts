@@ -1,0 +1,20 @@
+import * as z from '#lib/validation/zod.ts';
+
+/**
+ * The `Idempotency-Key` request header of the routes with `idempotent: true`. Its own module, so
+ * the OpenAPI generator documents it without loading the idempotency store (lib/http/idempotency.ts).
+ */
+export const IdempotencyKeyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters, without spaces')
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: the first successful answer to this key (per caller and operation) is ' +
+        'replayed for 24 h to a request with the same body, with `idempotent-replayed: true`; another ' +
+        'body answers 422; a retry while the first is still running answers 409 with `retry-after`. ' +
+        'Failures are not stored, so a 503 may be retried with the same key.',
+      example: 'a4c3e1c2-1b7d-4e0f-9a43-5d2f8e6b7c10',
+    }),
+});
