@@ -86,7 +86,18 @@ export function attachUsageCounter(client: DynamoDBClient): void {
         const output = await next(args);
         const consumed = (output.output as { ConsumedCapacity?: CapacityReport | CapacityReport[] })
           .ConsumedCapacity;
+        const before = usage.writeUnits;
         for (const report of [consumed ?? []].flat()) addCapacity(usage, operation, report);
+        // DynamoDB Local reports 2 units for any TransactWriteItems, however many actions it has;
+        // DynamoDB charges 2 per action and KB, so count at least that.
+        const actions = (args.input as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
+        if (operation === 'TransactWriteItems') {
+          const shortfall = 2 * actions - (usage.writeUnits - before);
+          if (shortfall > 0) {
+            usage.writeUnits += shortfall;
+            usage.capacityUnits += shortfall;
+          }
+        }
         return output;
       } finally {
         usage.answeredTrip = Math.max(usage.answeredTrip, trip);
