@@ -1,68 +1,210 @@
-import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { type ApiSurface, apiSurfaces, CONSOLE_CORS } from '#lib/http/cors.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { type ServiceConfig, ServiceFunction } from './service-function.ts';
+import { ServiceAlarms } from './alarms.ts';
+import { publishParameter, readParameter } from './parameters.ts';
+import type { ServiceContext } from './service-context.ts';
+import { type ServiceConfig, ServiceFunction, type StatefulRefs } from './service-function.ts';
 
-/** The HTTP API itself (payload 2.0), with access logs on its default stage. */
+/** The URL API Gateway gives an HTTP API, from its id alone. */
+export const apiEndpoint = (scope: Construct, apiId: string) =>
+  `https://${apiId}.execute-api.${Stack.of(scope).region}.${Stack.of(scope).urlSuffix}`;
+
+/**
+ * The two HTTP APIs (payload 2.0; lib/http/cors.ts says why two and which routes each takes) and
+ * the alarm topic. Their stages live in the stages stack, deployed after the routes, so that
+ * per-route throttling can name routes that exist.
+ */
 export class HttpApiStack extends Stack {
-  readonly httpApi: apigw.HttpApi;
+  readonly consoleApi: apigw.HttpApi;
+  readonly assistantApi: apigw.HttpApi;
+  readonly alarmTopic: sns.Topic;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props: StackProps & { context: ServiceContext }) {
     super(scope, id, props);
-    this.httpApi = new apigw.HttpApi(this, 'Api', { description: 'Business Platform Service' });
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
-    const stage = this.httpApi.defaultStage?.node.defaultChild as apigw.CfnStage;
-    stage.accessLogSettings = {
-      destinationArn: accessLogs.logGroupArn,
-      format: JSON.stringify({
-        requestId: '$context.requestId',
-        ip: '$context.identity.sourceIp',
-        routeKey: '$context.routeKey',
-        status: '$context.status',
-        latency: '$context.responseLatency',
-        integrationError: '$context.integrationErrorMessage',
-      }),
-    };
+    const { context } = props;
+    this.consoleApi = new apigw.HttpApi(this, 'ConsoleApi', {
+      description: 'Business Platform Service: console, agent and internal APIs',
+      createDefaultStage: false,
+      corsPreflight: {
+        allowOrigins: context.consoleOrigins,
+        allowHeaders: [...CONSOLE_CORS.allowHeaders],
+        exposeHeaders: [...CONSOLE_CORS.exposeHeaders],
+        allowMethods: CONSOLE_CORS.allowMethods.map((method) => apigw.CorsHttpMethod[method]),
+        maxAge: Duration.seconds(CONSOLE_CORS.maxAgeSeconds),
+        allowCredentials: false,
+      },
+    });
+    this.assistantApi = new apigw.HttpApi(this, 'AssistantApi', {
+      description: 'Business Platform Service: OAuth server, discovery, MCP tool server, edits API',
+      createDefaultStage: false,
+    });
+    this.alarmTopic = new sns.Topic(this, 'Alarms', {
+      displayName: 'Business Platform alarms',
+      enforceSSL: true,
+    });
+    if (context.alarmEmail)
+      this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(context.alarmEmail));
+    Validations.of(this.alarmTopic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'The topic carries only CloudWatch alarm state changes (no customer data); CloudWatch cannot publish to a topic under the AWS-managed SNS key.',
+    });
+
+    publishParameter(this, context.stage, 'console-api-id', this.consoleApi.apiId);
+    publishParameter(this, context.stage, 'assistant-api-id', this.assistantApi.apiId);
+    publishParameter(this, context.stage, 'alarm-topic-arn', this.alarmTopic.topicArn);
+    new CfnOutput(this, 'ConsoleApiUrl', {
+      value: apiEndpoint(this, this.consoleApi.apiId),
+      description: 'Console, agent and internal APIs (/api/v1/…)',
+    });
+    new CfnOutput(this, 'AssistantApiUrl', {
+      value: context.publicUrl ?? apiEndpoint(this, this.assistantApi.apiId),
+      description: 'The OAuth issuer; the MCP tool server is <this>/mcp',
+    });
+  }
+}
+
+/** The stages of both APIs: throttling, access logs, and the 5xx alarms. */
+export class StagesStack extends Stack {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: StackProps & { context: ServiceContext; routes: readonly RouteDefinition[] },
+  ) {
+    super(scope, id, props);
+    const { context } = props;
+    const alarms = new ServiceAlarms(this, 'Alarms', {
+      topicArn: readParameter(this, context.stage, 'alarm-topic-arn'),
+    });
+    for (const surface of ['console', 'assistant'] as const) {
+      const apiId = readParameter(this, context.stage, `${surface}-api-id`);
+      const accessLogs = new logs.LogGroup(this, `${surface}AccessLogs`, {
+        retention: logs.RetentionDays.THREE_MONTHS,
+      });
+      // Unauthenticated routes of the OAuth server get stricter limits than the stage's default.
+      const strict = props.routes.filter(
+        (route) => route.auth === 'none' && apiSurfaces(route).includes(surface),
+      );
+      new apigw.CfnStage(this, `${surface}Stage`, {
+        apiId,
+        stageName: '$default',
+        autoDeploy: true,
+        defaultRouteSettings: {
+          throttlingRateLimit: context.throttle.rateLimit,
+          throttlingBurstLimit: context.throttle.burstLimit,
+          detailedMetricsEnabled: false,
+        },
+        routeSettings: Object.fromEntries(
+          strict.map((route) => [
+            `${route.method} ${route.path}`,
+            // Plain JSON in CloudFormation's schema, so CloudFormation's own casing.
+            {
+              ThrottlingRateLimit: context.oauthThrottle.rateLimit,
+              ThrottlingBurstLimit: context.oauthThrottle.burstLimit,
+            },
+          ]),
+        ),
+        accessLogSettings: {
+          destinationArn: accessLogs.logGroupArn,
+          format: JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            latency: '$context.responseLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        },
+      });
+      alarms.watchHttpApi(surface === 'console' ? 'Console' : 'Assistant', apiId);
+    }
   }
 }
 
 export interface RoutesStackProps extends StackProps {
   area: string;
   routes: readonly RouteDefinition[];
-  httpApi: apigw.IHttpApi;
-  config: ServiceConfig;
+  context: ServiceContext;
+  config: Omit<ServiceConfig, 'publicUrl'>;
 }
 
 /**
  * The functions and routes of one area. Splitting by area keeps every stack far below
- * CloudFormation's 500-resource limit (each operation costs about 7 resources).
+ * CloudFormation's 500-resource limit (each operation costs about 8 resources). Everything from
+ * other stacks comes through SSM parameters, so each stack deploys on its own.
  */
 export class RoutesStack extends Stack {
   constructor(scope: Construct, id: string, props: RoutesStackProps) {
     super(scope, id, props);
-    for (const route of props.routes) {
-      const { function: fn } = new ServiceFunction(this, route.operationId, route, props.config);
-      const integration = new HttpLambdaIntegration(`${route.operationId}Integration`, fn);
-      new apigw.HttpRoute(this, `${route.operationId}Route`, {
-        httpApi: props.httpApi,
-        routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
-        integration,
-      });
-      // Browser clients on any origin: their preflight reaches the same function (DESIGN §9);
-      // so do the methods the function only refuses (405 with allow, rather than API Gateway's 404).
-      const extraMethods = [
-        ...(route.cors === 'any-origin' ? ['OPTIONS' as const] : []),
-        ...(route.rejectsMethods ?? []),
-      ];
-      for (const method of extraMethods) {
-        new apigw.HttpRoute(this, `${route.operationId}${method === 'OPTIONS' ? 'Preflight' : method}`, {
-          httpApi: props.httpApi,
-          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[method]),
-          integration,
+    const { stage } = props.context;
+    const read = (key: Parameters<typeof readParameter>[2]) => readParameter(this, stage, key);
+    // Read on first use: a parameter no function of this area needs stays out of its template.
+    const refs = {} as StatefulRefs;
+    const keys: Record<keyof StatefulRefs, Parameters<typeof readParameter>[2]> = {
+      tableName: 'table-name',
+      tableArn: 'table-arn',
+      photosBucketName: 'photos-bucket-name',
+      photosBucketArn: 'photos-bucket-arn',
+      internalApiKeysArn: 'internal-api-keys-arn',
+      oauthSigningKeyArn: 'oauth-signing-key-arn',
+      cursorSecretArn: 'cursor-secret-arn',
+      jwtIssuer: 'jwt-issuer',
+      jwtAudience: 'jwt-audience',
+      jwtProfile: 'jwt-profile',
+    };
+    for (const [name, key] of Object.entries(keys)) {
+      Object.defineProperty(refs, name, { get: () => read(key), enumerable: true });
+    }
+    const imported = new Map<ApiSurface, apigw.IHttpApi>();
+    const api = (surface: ApiSurface): apigw.IHttpApi => {
+      let found = imported.get(surface);
+      if (!found) {
+        found = apigw.HttpApi.fromHttpApiAttributes(this, `${surface}Api`, {
+          httpApiId: read(`${surface}-api-id`),
         });
+        imported.set(surface, found);
+      }
+      return found;
+    };
+    const stack = this;
+    // The OAuth issuer must be the URL clients use: a custom domain when there is one.
+    const config: ServiceConfig = {
+      ...props.config,
+      // Read lazily too: only the areas that serve OAuth, consent, edits or MCP need it.
+      get publicUrl() {
+        return props.context.publicUrl ?? apiEndpoint(stack, api('assistant').apiId);
+      },
+    };
+    const alarms = new ServiceAlarms(this, 'Alarms', { topicArn: read('alarm-topic-arn') });
+
+    for (const route of props.routes) {
+      const { function: fn } = new ServiceFunction(this, route.operationId, route, config, refs);
+      alarms.watchFunction(route.operationId, fn);
+      for (const surface of apiSurfaces(route)) {
+        const prefix = surface === 'console' ? route.operationId : `${route.operationId}Assistant`;
+        const integration = new HttpLambdaIntegration(`${prefix}Integration`, fn);
+        // Browser clients on any origin: their preflight reaches the same function (DESIGN §9);
+        // so do the methods the function only refuses (405 with allow, rather than API Gateway's 404).
+        const methods = [
+          route.method,
+          ...(route.cors === 'any-origin' ? ['OPTIONS' as const] : []),
+          ...(route.rejectsMethods ?? []),
+        ];
+        for (const method of methods) {
+          const suffix = method === route.method ? 'Route' : method === 'OPTIONS' ? 'Preflight' : method;
+          new apigw.HttpRoute(this, `${prefix}${suffix}`, {
+            httpApi: api(surface),
+            routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[method]),
+            integration,
+          });
+        }
       }
     }
     Validations.of(this).acknowledge({

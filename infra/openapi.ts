@@ -4,6 +4,7 @@ import type { AuthKind } from '#lib/auth/principal.ts';
 import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
+import { AREA_GUIDES, errorExample, operationGuide } from './openapi-guide.ts';
 
 const ValidationIssue = z
   .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
@@ -39,10 +40,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request (e.g. malformed JSON)',
   401: 'Missing or invalid credential',
   403: 'The credential does not allow this',
+  406: 'Not acceptable (the Accept header names no media type the operation answers with)',
   404: 'Not found',
   409: 'Conflict with the current state',
   410: 'Gone',
-  413: 'Request body too large',
+  413: "Request body too large: over the operation's limit, the operation's error body; over API Gateway's (10 MB, or 6 MB once in a Lambda event), API Gateway's own GatewayError",
   415: 'Unsupported media type',
   422: 'Validation error',
   429: 'Too many requests; retry after the retry-after header',
@@ -96,11 +98,40 @@ const HTTPValidationError = z
   .object({ detail: z.array(ValidationIssue) })
   .meta({ id: 'HTTPValidationError', description: 'The consent operations answer a 422 with this' });
 
+const JsonRpcErrorResponse = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+    id: z.union([z.string(), z.number(), z.null()]),
+  })
+  .meta({
+    id: 'JsonRpcErrorResponse',
+    description: "The MCP transport's own refusals (bad Origin, Accept or JSON-RPC) are JSON-RPC errors",
+  });
+
 /** The error body a route answers with at a status (see RouteDefinition.errorFormat). */
+/**
+ * What API Gateway itself answers, before any function runs: `{"message": "…"}`. HTTP APIs cannot
+ * reshape these, so a 413 has two documented bodies.
+ */
+const GatewayError = z.object({ message: z.string() }).meta({
+  id: 'GatewayError',
+  description:
+    "API Gateway's own answer, before the operation runs (a body over 10 MB, or a request event over Lambda's 6 MB payload limit)",
+});
+
 function errorSchema(route: RouteDefinition, status: number): z.ZodType {
-  if (route.errorFormat === 'oauth') return OAuthErrorResponse;
-  if (route.errorFormat === 'http-validation' && status === 422) return HTTPValidationError;
-  return ErrorResponse;
+  // The tool server's transport refuses some requests itself, with JSON-RPC error bodies.
+  const own =
+    route.auth === 'mcp'
+      ? z.union([ErrorResponse, JsonRpcErrorResponse])
+      : route.errorFormat === 'oauth'
+        ? OAuthErrorResponse
+        : route.errorFormat === 'http-validation' && status === 422
+          ? HTTPValidationError
+          : ErrorResponse;
+  // Over the operation's own limit the function answers in its format; over API Gateway's, the gateway.
+  return status === 413 ? z.union([own, GatewayError]) : own;
 }
 
 function responseSchema(route: RouteDefinition): z.ZodType {
@@ -156,7 +187,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       : route.request.headers;
     const responses: Record<
       string,
-      { description: string; content?: Record<string, { schema: z.ZodType }> }
+      { description: string; content?: Record<string, { schema: z.ZodType; example?: unknown }> }
     > = {};
     responses[String(route.successStatus)] =
       route.successStatus === 204
@@ -181,10 +212,23 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       };
       errorStatuses.delete(400);
     }
+    if (route.operationId === 'handleMcp') {
+      // MCP Streamable HTTP: a POST of only notifications or responses is accepted without a body.
+      responses['202'] = {
+        description: 'Accepted: the message held only notifications or responses; no body',
+      };
+    }
     for (const status of [...errorStatuses].sort()) {
+      // An example whose error code matches the status (a schema alone shows BAD_REQUEST for all).
+      const example = errorExample(route, status);
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-        content: { 'application/json': { schema: errorSchema(route, status) } },
+        content: {
+          'application/json': {
+            schema: errorSchema(route, status),
+            ...(example === undefined ? {} : { example }),
+          },
+        },
       };
     }
     registry.registerPath({
@@ -192,7 +236,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       path: openApiPath(route.path),
       operationId: route.operationId,
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      description: operationGuide(route),
       tags: [route.area],
       security: securityOf(route),
       request: {
@@ -225,5 +269,6 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
+    tags: AREA_GUIDES.filter((guide) => routes.some((route) => route.area === guide.name)),
   });
 }

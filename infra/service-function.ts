@@ -1,15 +1,11 @@
-import { join } from 'node:path';
-import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { esbuildOptions } from './bundling.ts';
-import { ROOT_DIR } from './local/paths.ts';
-import type { StatefulStack } from './stateful-stack.ts';
+import { NodeFunction } from './node-function.ts';
 
 const TABLE_READ_ACTIONS = [
   'dynamodb:GetItem',
@@ -24,11 +20,42 @@ const TABLE_WRITE_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
+/** Routes that hand out list cursors (their query takes one, or the tool server's change-log tool). */
+const signsCursors = (route: RouteDefinition): boolean =>
+  route.request.query?.shape.cursor !== undefined || route.auth === 'mcp';
+
+/** The route's timeout, refused at synth when it would outlive API Gateway's 30 s. */
+function functionTimeoutSeconds(route: RouteDefinition): number {
+  const seconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+  if (seconds > MAX_FUNCTION_TIMEOUT_SECONDS) {
+    throw new Error(
+      `${route.operationId}: timeoutSeconds ${seconds} exceeds ${MAX_FUNCTION_TIMEOUT_SECONDS} s`,
+    );
+  }
+  return seconds;
+}
+
+/** Names and ARNs of the stateful resources, as the routes stack reads them (SSM parameters). */
+export interface StatefulRefs {
+  tableName: string;
+  tableArn: string;
+  photosBucketName: string;
+  photosBucketArn: string;
+  internalApiKeysArn: string;
+  oauthSigningKeyArn: string;
+  /** The HMAC key of list cursors (lib/db/cursor.ts). */
+  cursorSecretArn: string;
+  jwtIssuer: string;
+  jwtAudience: string;
+  jwtProfile: string;
+}
+
 export interface ServiceConfig {
-  stateful: StatefulStack;
   sesSender: string;
+  /** The SES identity (domain or address) the sender belongs to. */
+  sesIdentity: string;
   consoleUrl: string;
-  /** The service's public base URL: the OAuth issuer (context `publicUrl`, else the API's URL). */
+  /** The service's public base URL: the OAuth issuer (context `publicUrl`, else the assistant API's URL). */
   publicUrl: string;
   /** Browser origins that may call the tool server (context `mcpAllowedOrigins`). */
   mcpAllowedOrigins: string[];
@@ -36,24 +63,23 @@ export interface ServiceConfig {
   photosPublicBaseUrl?: string | undefined;
 }
 
-/**
- * One operation's Lambda function with our defaults (Node 22, arm64, ESM, minified, source maps,
- * SDK bundled, its own log group) and exactly the permissions its route row asks for.
- */
+/** One operation's Lambda function with exactly the permissions its route row asks for. */
 export class ServiceFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
 
-  constructor(scope: Construct, id: string, route: RouteDefinition, config: ServiceConfig) {
+  constructor(
+    scope: Construct,
+    id: string,
+    route: RouteDefinition,
+    config: ServiceConfig,
+    refs: StatefulRefs,
+  ) {
     super(scope, id);
-    const { stateful } = config;
-    const environment: Record<string, string> = {
-      TABLE_NAME: stateful.table.tableName,
-      POWERTOOLS_SERVICE_NAME: 'business-platform',
-      NODE_OPTIONS: '--enable-source-maps',
-    };
+    const environment: Record<string, string> = { TABLE_NAME: refs.tableName };
     if (route.auth === 'console' || route.auth === 'edits') {
-      environment.JWT_ISSUER = stateful.consoleIssuer.issuer;
-      environment.JWT_AUDIENCE = stateful.consoleIssuer.audience;
+      environment.JWT_ISSUER = refs.jwtIssuer;
+      environment.JWT_AUDIENCE = refs.jwtAudience;
+      environment.JWT_PROFILE = refs.jwtProfile;
     }
     if (
       route.auth === 'edits' ||
@@ -64,13 +90,15 @@ export class ServiceFunction extends Construct {
       environment.OAUTH_ISSUER = config.publicUrl;
     }
     if (route.auth === 'mcp') environment.MCP_ALLOWED_ORIGINS = config.mcpAllowedOrigins.join(',');
-    if (route.permissions.oauthSigningKey) {
-      environment.OAUTH_SIGNING_KEY_SECRET_ID = stateful.oauthSigningKey.secretArn;
-    }
+    if (route.permissions.oauthSigningKey) environment.OAUTH_SIGNING_KEY_SECRET_ID = refs.oauthSigningKeyArn;
     if (route.auth === 'internal' || route.permissions.internalApiKeys) {
-      environment.INTERNAL_API_KEYS_SECRET_ID = stateful.internalApiKeys.secretArn;
+      environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
     }
-    if (route.permissions.photos) environment.PHOTOS_BUCKET = stateful.photosBucket.bucketName;
+    // A dynamic reference, resolved by CloudFormation at deploy time: no Secrets Manager call per cold start.
+    if (signsCursors(route)) {
+      environment.CURSOR_SECRET = SecretValue.secretsManager(refs.cursorSecretArn).unsafeUnwrap();
+    }
+    if (route.permissions.photos) environment.PHOTOS_BUCKET = refs.photosBucketName;
     if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
       environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
     }
@@ -78,39 +106,13 @@ export class ServiceFunction extends Construct {
     // Links into the console: invite e-mails, and /oauth/authorize's redirect to the consent page.
     if (route.permissions.sendEmail || route.area === 'oauth') environment.CONSOLE_URL = config.consoleUrl;
 
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    // Our own role instead of the managed basic-execution policy: it may write to this log group only.
-    const role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
-    logGroup.grantWrite(role);
-
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: join(ROOT_DIR, route.handler),
-      projectRoot: ROOT_DIR,
-      depsLockFilePath: join(ROOT_DIR, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: 1024,
-      timeout: Duration.seconds(route.timeoutSeconds ?? 10),
+    const { function: fn, role } = new NodeFunction(this, 'Fn', {
+      entry: route.handler,
       description: `${route.method} ${route.path}`,
+      timeoutSeconds: functionTimeoutSeconds(route),
       environment,
-      role,
-      logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      bundling: {
-        format: nodejs.OutputFormat.ESM,
-        target: esbuildOptions.target,
-        minify: esbuildOptions.minify,
-        sourceMap: esbuildOptions.sourcemap,
-        mainFields: esbuildOptions.mainFields,
-        banner: esbuildOptions.banner.js,
-        externalModules: esbuildOptions.external,
-        forceDockerBundling: false,
-      },
     });
+    this.function = fn;
 
     role.addToPolicy(
       new iam.PolicyStatement({
@@ -120,10 +122,8 @@ export class ServiceFunction extends Construct {
             : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS],
         // The table and each named index, spelled out instead of CDK's `index/*`.
         resources: [
-          stateful.table.tableArn,
-          ...tableDefinition.globalSecondaryIndexes.map(
-            (gsi) => `${stateful.table.tableArn}/index/${gsi.indexName}`,
-          ),
+          refs.tableArn,
+          ...tableDefinition.globalSecondaryIndexes.map((gsi) => `${refs.tableArn}/index/${gsi.indexName}`),
         ],
       }),
     );
@@ -136,36 +136,48 @@ export class ServiceFunction extends Construct {
             route.permissions.photos === 'read'
               ? ['s3:GetObject']
               : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-          resources: [`${Fn.importValue(stateful.photosBucketArnExport)}/${objects}`],
+          resources: [`${refs.photosBucketArn}/${objects}`],
         }),
       );
+      // cdk-nag names the bucket ARN by the SSM parameter it comes from.
+      const { Ref: bucketArnParameter } = Stack.of(this).resolve(refs.photosBucketArn) as { Ref: string };
       Validations.of(this).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${stateful.photosBucketArnExport}/${objects}]`,
+        id: `AwsSolutions-IAM5[Resource::<${bucketArnParameter}>/${objects}]`,
         reason:
           'Photo objects are addressed by key prefix (businesses/<id>/photos/…, gallery/…): one object ARN pattern, object actions only.',
       });
     }
-    if (route.auth === 'internal' || route.permissions.internalApiKeys)
-      stateful.internalApiKeys.grantRead(role);
-    if (route.permissions.oauthSigningKey) stateful.oauthSigningKey.grantRead(role);
-    if (route.permissions.oauthSigningKey === 'readwrite') stateful.oauthSigningKey.grantWrite(role);
+    const secretActions = (write: boolean) => [
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:DescribeSecret',
+      ...(write ? ['secretsmanager:PutSecretValue'] : []),
+    ];
+    if (route.auth === 'internal' || route.permissions.internalApiKeys) {
+      role.addToPolicy(
+        new iam.PolicyStatement({ actions: secretActions(false), resources: [refs.internalApiKeysArn] }),
+      );
+    }
+    if (route.permissions.oauthSigningKey) {
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: secretActions(route.permissions.oauthSigningKey === 'readwrite'),
+          resources: [refs.oauthSigningKeyArn],
+        }),
+      );
+    }
     if (route.permissions.sendEmail) {
-      const domain = config.sesSender.split('@')[1] ?? config.sesSender;
+      // Exactly the sender's identity (domain or address), and only as this From address.
       role.addToPolicy(
         new iam.PolicyStatement({
           actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-          resources: [config.sesSender, domain].map((identity) =>
-            Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
-          ),
+          resources: [sesIdentityArn(this, config.sesIdentity)],
           conditions: { StringEquals: { 'ses:FromAddress': config.sesSender } },
         }),
       );
     }
-
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'DESIGN §1 fixes the runtime at Node.js 22 (nodejs22.x); moving to a newer one is a deliberate, tested change.',
-    });
   }
 }
+
+/** The ARN of an SES identity, from its name alone: no reference to the stack that creates it. */
+export const sesIdentityArn = (scope: Construct, identity: string) =>
+  Stack.of(scope).formatArn({ service: 'ses', resource: 'identity', resourceName: identity });

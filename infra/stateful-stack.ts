@@ -1,43 +1,51 @@
-import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '#lib/db/table.ts';
+import { NodeFunction } from './node-function.ts';
+import { publishParameter } from './parameters.ts';
+import type { ServiceContext } from './service-context.ts';
 
 export interface StatefulStackProps extends StackProps {
-  /** Use this OIDC issuer instead of creating a Cognito user pool. */
-  externalIssuer?: { issuer: string; audience: string };
-  retainData: boolean;
+  context: ServiceContext;
 }
 
 /** Console identity settings handed to every console-authenticated function. */
 export interface ConsoleIssuer {
   issuer: string;
   audience: string;
+  /** How console-token.ts checks the token: Cognito access tokens, or any OIDC issuer's. */
+  profile: 'cognito' | 'oidc';
 }
+
+/** Versions of replaced or deleted photos are kept this long (recovery from a bad write). */
+const OLD_PHOTO_VERSIONS_DAYS = 30;
 
 /**
  * Everything that holds data and must outlive any deployment of the code: the table, the photo
- * bucket, the internal API keys and the user pool. Kept apart from the (large) route stacks.
+ * bucket, the secrets, the user pool and the SES identity. Other stacks find them through SSM
+ * parameters (infra/parameters.ts), never through exports.
  */
 export class StatefulStack extends Stack {
   readonly table: dynamodb.TableV2;
   readonly photosBucket: s3.Bucket;
-  /**
-   * The export that carries the photo bucket's ARN under a name of our choosing, so that a
-   * function's object-prefix grant (and its cdk-nag acknowledgement) can name it.
-   */
-  readonly photosBucketArnExport: string;
   readonly internalApiKeys: secretsmanager.Secret;
   /** ES256 key of the OAuth server; created empty, filled by the token endpoint on first use. */
   readonly oauthSigningKey: secretsmanager.Secret;
+  /** The HMAC key of list cursors (lib/db/cursor.ts), given to the functions that page as CURSOR_SECRET. */
+  readonly cursorSecret: secretsmanager.Secret;
   readonly consoleIssuer: ConsoleIssuer;
+  readonly userPool: cognito.UserPool | undefined;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
-    const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const { context } = props;
+    const retain = context.retainData;
+    const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
       partitionKey: { name: tableDefinition.partitionKey, type: dynamodb.AttributeType.STRING },
@@ -50,7 +58,7 @@ export class StatefulStack extends Stack {
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
       })),
-      deletionProtection: props.retainData,
+      deletionProtection: retain,
       removalPolicy,
     });
 
@@ -59,11 +67,17 @@ export class StatefulStack extends Stack {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       versioned: true,
+      lifecycleRules: [
+        {
+          id: 'expire-old-versions',
+          noncurrentVersionExpiration: Duration.days(OLD_PHOTO_VERSIONS_DAYS),
+          expiredObjectDeleteMarker: true,
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
       removalPolicy,
-      autoDeleteObjects: !props.retainData,
+      autoDeleteObjects: !retain,
     });
-    this.photosBucketArnExport = `${id}-PhotosBucketArn`;
-    this.exportValue(this.photosBucket.bucketArn, { name: this.photosBucketArnExport });
     Validations.of(this.photosBucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
@@ -98,42 +112,135 @@ export class StatefulStack extends Stack {
         'Rotating a signing key means publishing the new key before signing with it (current/previous in the secret); an operator step, not a rotation Lambda.',
     });
 
-    if (props.externalIssuer) {
-      this.consoleIssuer = props.externalIssuer;
+    this.cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'HMAC key that makes list cursors tamper-proof (a random string)',
+      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+      removalPolicy,
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A new cursor key only invalidates cursors in flight (clients restart the listing on the 422); an operator rotates it with a redeploy, no rotation Lambda is needed.',
+    });
+
+    // The invite e-mails' sender: the identity is created here (verify it by DNS or by the link
+    // SES mails to the address), or an identity verified already is used as it is.
+    if (context.sesIdentityMode === 'create') {
+      new ses.EmailIdentity(this, 'SenderIdentity', {
+        identity: context.sesIdentity.includes('@')
+          ? ses.Identity.email(context.sesIdentity)
+          : ses.Identity.domain(context.sesIdentity),
+      });
+    }
+
+    if (context.externalIssuer) {
+      this.consoleIssuer = { ...context.externalIssuer, profile: 'oidc' };
+      this.userPool = undefined;
     } else {
-      const userPool = new cognito.UserPool(this, 'ConsoleUsers', {
-        signInAliases: { email: true },
-        selfSignUpEnabled: false,
-        autoVerify: { email: true },
-        passwordPolicy: {
-          minLength: 12,
-          requireDigits: true,
-          requireLowercase: true,
-          requireUppercase: true,
-          requireSymbols: true,
-        },
-        mfa: cognito.Mfa.OPTIONAL,
-        mfaSecondFactor: { sms: false, otp: true },
-        featurePlan: cognito.FeaturePlan.PLUS,
-        standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
-        accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
-        removalPolicy,
-      });
-      Validations.of(userPool).acknowledge({
-        id: 'AwsSolutions-COG2',
-        reason:
-          'MFA is offered (TOTP) but left to each business user; forcing it is a product decision for the console.',
-      });
-      const client = userPool.addClient('Console', {
-        authFlows: { userSrp: true },
-        accessTokenValidity: Duration.hours(1),
-        idTokenValidity: Duration.hours(1),
-        preventUserExistenceErrors: true,
-      });
+      const { userPool, clientId } = this.consoleUserPool(context, removalPolicy);
+      this.userPool = userPool;
       this.consoleIssuer = {
         issuer: `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`,
-        audience: client.userPoolClientId,
+        audience: clientId,
+        profile: 'cognito',
       };
     }
+
+    const { stage } = context;
+    publishParameter(this, stage, 'table-name', this.table.tableName);
+    publishParameter(this, stage, 'table-arn', this.table.tableArn);
+    publishParameter(this, stage, 'photos-bucket-name', this.photosBucket.bucketName);
+    publishParameter(this, stage, 'photos-bucket-arn', this.photosBucket.bucketArn);
+    publishParameter(this, stage, 'internal-api-keys-arn', this.internalApiKeys.secretArn);
+    publishParameter(this, stage, 'oauth-signing-key-arn', this.oauthSigningKey.secretArn);
+    publishParameter(this, stage, 'cursor-secret-arn', this.cursorSecret.secretArn);
+    publishParameter(this, stage, 'jwt-issuer', this.consoleIssuer.issuer);
+    publishParameter(this, stage, 'jwt-audience', this.consoleIssuer.audience);
+    publishParameter(this, stage, 'jwt-profile', this.consoleIssuer.profile);
+
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for the CLIs' });
+    new CfnOutput(this, 'PhotosBucketName', { value: this.photosBucket.bucketName });
+    new CfnOutput(this, 'InternalApiKeysSecretArn', { value: this.internalApiKeys.secretArn });
+    new CfnOutput(this, 'ConsoleIssuer', {
+      value: this.consoleIssuer.issuer,
+      description: 'JWT_ISSUER for `npm run business -- add-member`',
+    });
+    new CfnOutput(this, 'ConsoleClientId', { value: this.consoleIssuer.audience });
+  }
+
+  /** The console's Cognito user pool, its app client and, for the hosted flow, its domain. */
+  private consoleUserPool(context: ServiceContext, removalPolicy: RemovalPolicy) {
+    const userPool = new cognito.UserPool(this, 'ConsoleUsers', {
+      signInAliases: { email: true },
+      selfSignUpEnabled: false,
+      autoVerify: { email: true },
+      passwordPolicy: {
+        minLength: 12,
+        requireDigits: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSymbols: true,
+      },
+      mfa: cognito.Mfa.OPTIONAL,
+      mfaSecondFactor: { sms: false, otp: true },
+      // Plus: threat protection, and the V2_0 Pre Token Generation event (access-token claims).
+      featurePlan: cognito.FeaturePlan.PLUS,
+      standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
+      accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
+      deletionProtection: context.retainData,
+      removalPolicy,
+    });
+    Validations.of(userPool).acknowledge({
+      id: 'AwsSolutions-COG2',
+      reason:
+        'MFA is offered (TOTP) but left to each business user; forcing it is a product decision for the console.',
+    });
+
+    // Access tokens carry no e-mail; admins and invitees are recognised by it (lib/auth/access-token-email.ts).
+    const trigger = new NodeFunction(this, 'PreTokenGeneration', {
+      entry: 'functions/triggers/pre-token-generation.ts',
+      description: 'Cognito Pre Token Generation (V2_0): e-mail claims in access tokens',
+      timeoutSeconds: 5,
+      environment: {},
+    });
+    userPool.addTrigger(
+      cognito.UserPoolOperation.PRE_TOKEN_GENERATION_CONFIG,
+      trigger.function,
+      cognito.LambdaVersion.V2_0,
+    );
+
+    const hosted = context.consoleSignIn === 'hosted';
+    const client = userPool.addClient('Console', {
+      authFlows: { userSrp: true },
+      generateSecret: false,
+      accessTokenValidity: Duration.hours(1),
+      idTokenValidity: Duration.hours(1),
+      preventUserExistenceErrors: true,
+      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      ...(hosted
+        ? {
+            oAuth: {
+              // Authorization code (with PKCE, which Cognito enforces when the client sends it); no implicit.
+              flows: { authorizationCodeGrant: true, implicitCodeGrant: false, clientCredentials: false },
+              scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+              callbackUrls: [`${context.consoleUrl}/auth/callback`],
+              logoutUrls: [`${context.consoleUrl}/`],
+            },
+          }
+        : { disableOAuth: true }),
+    });
+    if (hosted) {
+      const domain = userPool.addDomain('SignIn', {
+        cognitoDomain: {
+          domainPrefix: context.cognitoDomainPrefix ?? `business-platform-${context.stage}-${this.account}`,
+        },
+      });
+      new CfnOutput(this, 'CognitoDomain', {
+        value: domain.baseUrl(),
+        description: 'Managed login (hosted UI)',
+      });
+    }
+    new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
+    return { userPool, clientId: client.userPoolClientId };
   }
 }

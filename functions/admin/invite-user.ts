@@ -8,9 +8,11 @@ import { adminRoutes } from '#lib/routes/admin.ts';
 export const handler = httpHandler(
   adminRoutes.invitePlatformAdmin,
   consoleAuth,
-  async ({ body, principal }) => {
+  async ({ body, principal, idempotentCreate }) => {
     await assertPlatformAdmin(principal);
-    return { data: await inviteAdmin({ ...body, invitedBy: principal.email ?? principal.userId }) };
+    return {
+      data: await inviteAdmin({ ...body, invitedBy: principal.email ?? principal.userId }, idempotentCreate),
+    };
   },
   withIdempotencyKey,
 );

@@ -7,8 +7,8 @@ import { editsRoutes } from '#lib/routes/edits.ts';
 export const handler = httpHandler(
   editsRoutes.openEditSession,
   editsAuth,
-  async ({ body, principal }) => ({
-    data: await openSession(principal, body.business_id),
+  async ({ body, principal, idempotentCreate }) => ({
+    data: await openSession(principal, body.business_id, idempotentCreate),
   }),
   withIdempotencyKey,
 );

@@ -7,8 +7,8 @@ import { editsRoutes } from '#lib/routes/edits.ts';
 export const handler = httpHandler(
   editsRoutes.stageChangeset,
   editsAuth,
-  async ({ params, body, principal }) => ({
-    data: await stageChangeset(principal, params.session_id, body),
+  async ({ params, body, principal, idempotentCreate }) => ({
+    data: await stageChangeset(principal, params.session_id, body, idempotentCreate),
   }),
   withIdempotencyKey,
 );

@@ -8,10 +8,39 @@ import { normaliseEmail } from '#lib/db/keys.ts';
 /**
  * The local stand-in for Cognito. Its issuer is a fixed identifier (not the harness URL), so user
  * ids derived from it survive a restart on another port; its JWKS is served by the harness and
- * checked by the very code that checks Cognito's tokens in AWS.
+ * checked by the very code that checks Cognito's tokens in AWS. Its tokens are shaped like
+ * Cognito's access tokens with our Pre Token Generation trigger's claims (see
+ * cognitoAccessTokenClaims), so the local path is the deployed one.
  */
 export const LOCAL_ISSUER = 'https://local-issuer.invalid';
+/** The app client id: Cognito access tokens carry it as `client_id` (they have no `aud`). */
 export const LOCAL_AUDIENCE = 'business-platform-console';
+
+/**
+ * The claims of a Cognito user pool access token (besides iss, sub, iat, exp): `token_use`,
+ * `client_id`, `scope`, `username`, the ids Cognito adds, no `aud`; plus the `email` and
+ * `email_verified` our Pre Token Generation trigger adds (functions/triggers/).
+ */
+export function cognitoAccessTokenClaims(input: {
+  subject: string;
+  clientId: string;
+  email?: string;
+  emailVerified?: boolean;
+}): Record<string, unknown> {
+  return {
+    token_use: 'access',
+    client_id: input.clientId,
+    scope: 'openid email profile',
+    username: input.subject,
+    auth_time: Math.floor(Date.now() / 1000),
+    jti: randomUUID(),
+    origin_jti: randomUUID(),
+    event_id: randomUUID(),
+    ...(input.email === undefined
+      ? {}
+      : { email: input.email, email_verified: String(input.emailVerified ?? true) }),
+  };
+}
 const ALGORITHM = 'ES256';
 
 export interface DevIssuer {
@@ -41,10 +70,15 @@ export async function loadDevIssuer(stateDir: string): Promise<DevIssuer> {
   return {
     jwks: { keys: [publicJwk] },
     async mintToken({ email, hours = 24 * 7, emailVerified = true }) {
-      return new SignJWT({ email: normaliseEmail(email), email_verified: emailVerified, token_use: 'id' })
+      const claims = cognitoAccessTokenClaims({
+        subject: localSubject(email),
+        clientId: LOCAL_AUDIENCE,
+        email: normaliseEmail(email),
+        emailVerified,
+      });
+      return new SignJWT(claims)
         .setProtectedHeader({ alg: ALGORITHM, kid: privateJwk.kid ?? '' })
         .setIssuer(LOCAL_ISSUER)
-        .setAudience(LOCAL_AUDIENCE)
         .setSubject(localSubject(email))
         .setIssuedAt()
         .setExpirationTime(`${hours}h`)

@@ -1,14 +1,20 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { countDynamoUsage } from '#lib/db/call-counter.ts';
+import {
+  apiSurfaces,
+  consoleOrigins,
+  consolePreflightHeaders,
+  consoleResponseHeaders,
+} from '#lib/http/cors.ts';
 import { generateSigningKeys } from '#lib/oauth/signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
+import { withParameterExamples } from '../openapi-guide.ts';
 import { type DevConsole, handleConsoleRequest, isConsolePath, localConsoleUrl } from './dev-console.ts';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer } from './dev-issuer.ts';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer, localUserId } from './dev-issuer.ts';
 import {
   ensureTable,
   HarnessStartError,
@@ -24,8 +30,9 @@ import {
   MAX_REQUEST_BYTES,
   matchRoute,
 } from './http-api-event.ts';
-import { gatewayError, type HttpResponse, invokeRoute } from './lambda-runner.ts';
+import { gatewayError, type HttpResponse, invokeRoute, stopFunctions } from './lambda-runner.ts';
 import type { SeedRecord } from './seed.ts';
+import { acquireStackLock, describeRunningStack } from './stack-lock.ts';
 
 export const LOCAL_TABLE_NAME = 'business-platform-local';
 export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
@@ -37,8 +44,6 @@ export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
 /** Read and write request units apart (auth included), and the operation's sequential round trips. */
 export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
 export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
-/** Sent by the bench: every DynamoDB call of that request waits this long first, as over a network. */
-export const DYNAMO_DELAY_HEADER = 'x-local-dynamodb-delay-ms';
 /** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
@@ -52,6 +57,13 @@ export interface HarnessOptions {
   /** Print one line per request. */
   logRequests: boolean;
   rootDir: string;
+  /**
+   * Emulators already running, used instead of starting new ones and left running on stop: a
+   * test that pauses, kills or cuts off a dependency (test/integration/faults.test.ts).
+   */
+  emulators?: { dynamodb: RunningEmulator; s3: RunningEmulator; ses: RunningEmulator };
+  /** One timeout, in seconds, for every function instead of each route's own (tests of stalls). */
+  functionTimeoutSeconds?: number;
 }
 
 /** `.local/credentials.json`: everything a script needs to drive the local stack. */
@@ -89,7 +101,34 @@ interface LocalSecrets {
  */
 export async function startHarness(options: HarnessOptions): Promise<RunningHarness> {
   mkdirSync(options.stateDir, { recursive: true });
+  // One stack per state folder: refuse before touching anything another stack uses.
+  const lock = acquireStackLock(options.stateDir);
+  if (!('release' in lock)) throw new HarnessStartError(describeRunningStack(options.stateDir, lock));
   const server = createServer();
+  // Until the stack is ready, every request gets a 503 at once (never a request left hanging).
+  let site: Site | undefined;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!site) {
+      request.resume();
+      send(response, notReady());
+      return;
+    }
+    const ready = site;
+    const startedAt = Date.now();
+    handle(request, ready)
+      .then((result) => send(response, result))
+      .catch((error: unknown) => {
+        console.error('[harness] request failed', error);
+        send(response, gatewayError(500, 'Internal Server Error'));
+      })
+      .finally(() => {
+        if (options.logRequests) {
+          console.log(
+            `${request.method} ${request.url} → ${response.statusCode} (${Date.now() - startedAt} ms)`,
+          );
+        }
+      });
+  });
   const started: RunningEmulator[] = [];
   const runtimeFile = join(options.stateDir, RUNTIME_FILE);
   const stop = async () => {
@@ -98,28 +137,28 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       server.closeAllConnections();
       server.close(() => resolve());
     });
+    await stopFunctions();
     await Promise.allSettled(started.map((emulator) => emulator.stop()));
+    lock.release();
     if (options.ephemeral) rmSync(options.stateDir, { recursive: true, force: true });
   };
 
   try {
     const baseUrl = await listen(server, options.port);
+    lock.setUrl(baseUrl);
     // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
-    const emulators = await Promise.allSettled([
-      startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
-      startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
-      startSes(),
-    ]);
-    for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
-    const failed = emulators.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+    const { dynamodb, s3, ses } = options.emulators ?? (await startEmulators(options, started));
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
     const secretsFile = join(options.stateDir, 'secrets.json');
     const oauthKeyFile = join(options.stateDir, 'oauth-signing-key.json');
     if (!existsSync(oauthKeyFile)) {
       writeFileSync(oauthKeyFile, JSON.stringify(await generateSigningKeys()), { mode: 0o600 });
+    }
+    // The HMAC key of list cursors (CURSOR_SECRET): kept like the signing key, so cursors survive a restart.
+    const cursorSecretFile = join(options.stateDir, 'cursor-secret');
+    if (!existsSync(cursorSecretFile)) {
+      writeFileSync(cursorSecretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
     }
     const secrets: LocalSecrets = existsSync(secretsFile)
       ? JSON.parse(readFileSync(secretsFile, 'utf8'))
@@ -147,6 +186,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // The authorization server's issuer is the public base URL; locally, the harness's.
       OAUTH_ISSUER: baseUrl,
       OAUTH_SIGNING_KEY: readFileSync(oauthKeyFile, 'utf8'),
+      CURSOR_SECRET: readFileSync(cursorSecretFile, 'utf8').trim(),
       // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
       // production never sets it.
       ...(process.env.SAFE_FETCH_ALLOW ? { SAFE_FETCH_ALLOW: process.env.SAFE_FETCH_ALLOW } : {}),
@@ -192,25 +232,21 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     // Tells the CLIs (invoke, agent-key, …) where this running stack's emulators are.
     writeFileSync(runtimeFile, JSON.stringify({ baseUrl, env }, null, 2), { mode: 0o600 });
 
-    const openApi = JSON.stringify(buildOpenApiDocument(routeTable, baseUrl));
+    // The served document carries the demo ids as parameter examples, so "Try it out" just works.
+    const openApi = JSON.stringify(
+      withParameterExamples(buildOpenApiDocument(routeTable, baseUrl), demoParameterExamples(seed)),
+    );
     const jwks = JSON.stringify(issuer.jwks);
-    const site: Site = { rootDir: options.rootDir, openApi, jwks, baseUrl, devConsole: { issuer, seed } };
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      const startedAt = Date.now();
-      handle(request, site)
-        .then((result) => send(response, result))
-        .catch((error: unknown) => {
-          console.error('[harness] request failed', error);
-          send(response, gatewayError(500, 'Internal Server Error'));
-        })
-        .finally(() => {
-          if (options.logRequests) {
-            console.log(
-              `${request.method} ${request.url} → ${response.statusCode} (${Date.now() - startedAt} ms)`,
-            );
-          }
-        });
-    });
+    site = {
+      rootDir: options.rootDir,
+      openApi,
+      jwks,
+      baseUrl,
+      devConsole: { issuer, seed },
+      // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the dev console's origin.
+      consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
+      functionTimeoutSeconds: options.functionTimeoutSeconds,
+    };
 
     return {
       baseUrl,
@@ -225,6 +261,31 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     await stop();
     throw error;
   }
+}
+
+/** Path and query parameter examples: the first demo business, its records and photos, its owner. */
+function demoParameterExamples(seed: SeedRecord): Record<string, string> {
+  const business = seed.businesses[0];
+  return {
+    ...(business ? { business_id: business.id, user_id: localUserId(business.members.owner) } : {}),
+    ...seed.demo_ids,
+    entity: 'profile',
+    record_id: 'profile',
+    industry_id: 'bakery',
+  };
+}
+
+async function startEmulators(options: HarnessOptions, started: RunningEmulator[]) {
+  const emulators = await Promise.allSettled([
+    startDynamoDbLocal(options.ephemeral ? undefined : join(options.stateDir, 'dynamodb')),
+    startS3(join(options.stateDir, 's3'), [LOCAL_PHOTOS_BUCKET]),
+    startSes(),
+  ]);
+  for (const result of emulators) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = emulators.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [dynamodb, s3, ses] = started as [RunningEmulator, RunningEmulator, RunningEmulator];
+  return { dynamodb, s3, ses };
 }
 
 function listen(server: Server, port: number): Promise<string> {
@@ -249,6 +310,8 @@ interface Site {
   jwks: string;
   baseUrl: string;
   devConsole: DevConsole;
+  consoleOrigins: string[];
+  functionTimeoutSeconds: number | undefined;
 }
 
 const require = createRequire(import.meta.url);
@@ -266,7 +329,13 @@ const json = (body: string): HttpResponse => ({
 
 async function handle(request: IncomingMessage, site: Site): Promise<HttpResponse> {
   const body = await readBody(request);
-  if (body === 'too-large') return gatewayError(413, 'Request Entity Too Large');
+  if (body === 'too-large') {
+    // The body was read to its end (or the socket given up on), so say that this connection ends
+    // here: a keep-alive client then sends its next request on a new one instead of a dead one.
+    const refused = gatewayError(413, 'Request Entity Too Large');
+    refused.headers.connection = 'close';
+    return refused;
+  }
   const url = request.url ?? '/';
   const path = url.split('?')[0] ?? '/';
   const method = request.method ?? 'GET';
@@ -304,6 +373,15 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
   }
 
   const match = matchRoute(routeTable, method, path);
+  const origin = request.headers.origin;
+  // The console API's CORS configuration answers every other preflight itself (lib/http/cors.ts).
+  if (method === 'OPTIONS' && !match) {
+    return {
+      statusCode: 204,
+      headers: consolePreflightHeaders(origin, site.consoleOrigins),
+      body: Buffer.alloc(0),
+    };
+  }
   if (!match) return gatewayError(404, 'Not Found');
   const event = buildHttpApiEvent(
     {
@@ -319,35 +397,70 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
     return gatewayError(413, 'Request Entity Too Large');
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
-  const { result, usage } = await countDynamoUsage(() => invokeRoute(site.rootDir, match.route, event), {
-    delayMs: Math.min(1000, Number(request.headers[DYNAMO_DELAY_HEADER]) || 0),
-  });
+  const { response: result, usage } = await invokeRoute(
+    site.rootDir,
+    match.route,
+    event,
+    site.functionTimeoutSeconds,
+  );
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
   result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
   result.headers[DYNAMO_UNITS_HEADER] = `read=${usage.readUnits}, write=${usage.writeUnits}`;
   result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
+  if (apiSurfaces(match.route).includes('console')) {
+    Object.assign(result.headers, consoleResponseHeaders(origin, site.consoleOrigins));
+  }
   return result;
 }
 
-/** Read the body, giving up (without buffering it all) once it passes API Gateway's 10 MB. */
+/**
+ * Read the body, keeping nothing past API Gateway's 10 MB: a larger body is read to its end and
+ * dropped (so the client finishes sending and reads the 413), unless it goes on past
+ * MAX_DRAINED_BYTES, when the connection is simply cut.
+ */
 async function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) {
-      request.resume();
+    if (size > MAX_DRAINED_BYTES) {
+      request.socket.destroy();
       return 'too-large';
     }
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks);
+}
+
+const MAX_DRAINED_BYTES = 100 * 1024 * 1024;
+
+/** The answer to a request that arrives while the stack is still starting. */
+function notReady(): HttpResponse {
+  return {
+    statusCode: 503,
+    headers: { 'content-type': 'application/json', 'retry-after': '2', connection: 'close' },
+    body: Buffer.from(
+      JSON.stringify({
+        request_id: randomUUID(),
+        success: false,
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: 'The local stack is still starting; retry in a moment',
+        },
+      }),
+    ),
+  };
 }
 
 function send(response: ServerResponse, result: HttpResponse): void {
   if (response.headersSent) return;
-  response.writeHead(result.statusCode, { ...result.headers, 'content-length': String(result.body.length) });
+  // The harness's own answers (docs, the dev console, API Gateway's errors) are not sniffed either.
+  response.writeHead(result.statusCode, {
+    'x-content-type-options': 'nosniff',
+    ...result.headers,
+    'content-length': String(result.body.length),
+  });
   response.end(result.body);
 }
 
@@ -357,5 +470,5 @@ const DOCS_PAGE = `<!doctype html>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });</script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true, persistAuthorization: true, tryItOutEnabled: true, displayRequestDuration: true });</script>
 </body></html>`;

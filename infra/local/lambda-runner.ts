@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { Worker } from 'node:worker_threads';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
+import { type DynamoUsage, emptyUsage } from '#lib/db/call-counter.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
-
-type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 
 export interface HttpResponse {
   statusCode: number;
@@ -13,33 +14,146 @@ export interface HttpResponse {
   body: Buffer;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 10;
-const loaded = new Map<string, Promise<LambdaHandler>>();
+/** What one invocation answered, and the DynamoDB calls it made (counted inside its worker). */
+export interface Invocation {
+  response: HttpResponse;
+  usage: DynamoUsage;
+}
 
-/** Import a handler module once, like a warm Lambda container keeps it. */
-export function loadHandler(rootDir: string, handlerFile: string): Promise<LambdaHandler> {
-  let handler = loaded.get(handlerFile);
-  if (!handler) {
-    handler = import(pathToFileURL(resolve(rootDir, handlerFile)).href).then(
-      (module: { handler?: unknown }) => {
-        if (typeof module.handler !== 'function') throw new Error(`${handlerFile} does not export a handler`);
-        return module.handler as LambdaHandler;
-      },
-    );
-    loaded.set(handlerFile, handler);
-  }
-  return handler;
+/** The slice of a route the runner needs: which function, which file, how long it may run. */
+export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler' | 'timeoutSeconds'>;
+
+/** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
+const MAX_WARM_FUNCTIONS = Number(process.env.LOCAL_MAX_WARM_FUNCTIONS ?? 100);
+const WORKER_FILE = new URL('./lambda-worker.mjs', import.meta.url);
+
+/**
+ * The init phase (loading the function's module) does not count against its timeout, as in Lambda.
+ * Lambda stops an init at 10 s; loading TypeScript sources through tsx on a busy machine is far
+ * slower than importing a bundle, so the harness allows a minute.
+ */
+const INIT_TIMEOUT_MS = 60_000;
+
+interface WorkerReply {
+  ready?: true;
+  initError?: string;
+  id: string;
+  result?: unknown;
+  usage?: DynamoUsage;
+  error?: string;
 }
 
 /**
- * Invoke a route's handler with a Lambda-like context and its timeout, then shape the result the
- * way API Gateway does for payload 2.0: what the function throws becomes a bare 500, a timeout a
- * 503, and a response over Lambda's 6 MB payload limit a 502.
+ * One function's execution environment: a worker thread with its own module scope and environment,
+ * kept warm between invocations and thrown away when an invocation times out, so that nothing the
+ * timed-out invocation does afterwards (a DynamoDB write, an e-mail) can happen, as in Lambda.
+ * Concurrent invocations of the same function share it (Lambda would give each its own).
  */
-export async function invokeRoute(rootDir: string, route: RouteDefinition, event: APIGatewayProxyEventV2) {
-  const timeoutMs = (route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-  const deadline = Date.now() + timeoutMs;
-  const context: Context = {
+class FunctionContainer {
+  readonly worker: Worker;
+  readonly pending = new Map<string, (reply: WorkerReply) => void>();
+  /** Settles once the handler module is loaded (Lambda's init phase): undefined, or why it failed. */
+  readonly initialized: Promise<string | undefined>;
+  lastUsed = Date.now();
+
+  constructor(
+    readonly key: string,
+    rootDir: string,
+    definition: FunctionDefinition,
+    private readonly onGone: (container: FunctionContainer) => void,
+  ) {
+    this.worker = new Worker(WORKER_FILE, {
+      workerData: {
+        handlerFile: definition.handler,
+        handlerUrl: pathToFileURL(resolve(rootDir, definition.handler)).href,
+      },
+      env: {
+        ...process.env,
+        AWS_LAMBDA_FUNCTION_NAME: definition.operationId,
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+      },
+    });
+    // An idle warm function must not keep a CLI process alive; a pending invocation's timer does.
+    this.worker.unref();
+    let initialized: (failure: string | undefined) => void = () => undefined;
+    this.initialized = new Promise((settle) => {
+      initialized = settle;
+    });
+    this.worker.on('message', (reply: WorkerReply) => {
+      if (reply.ready || reply.initError !== undefined) return initialized(reply.initError);
+      this.pending.get(reply.id)?.(reply);
+      this.pending.delete(reply.id);
+    });
+    const fail = (error: unknown) => {
+      initialized(`the function's worker stopped: ${String(error)}`);
+      this.settleAll(`the function's worker stopped: ${String(error)}`);
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(`exit code ${code}`));
+  }
+
+  invoke(event: APIGatewayProxyEventV2, context: Record<string, unknown>): Promise<WorkerReply> {
+    const id = randomUUID();
+    this.lastUsed = Date.now();
+    return new Promise((settle) => {
+      this.pending.set(id, settle);
+      this.worker.postMessage({ id, event, context });
+    });
+  }
+
+  /** Stop the worker at once (a timeout, or the harness stopping); what it was doing never completes. */
+  async stop(reason: string): Promise<void> {
+    this.settleAll(reason);
+    await this.worker.terminate();
+  }
+
+  private settleAll(reason: string): void {
+    this.onGone(this);
+    for (const settle of this.pending.values()) settle({ id: '', error: reason });
+    this.pending.clear();
+  }
+}
+
+const containers = new Map<string, FunctionContainer>();
+
+function containerFor(rootDir: string, definition: FunctionDefinition): FunctionContainer {
+  const key = `${definition.operationId} ${definition.handler}`;
+  const warm = containers.get(key);
+  if (warm) return warm;
+  if (containers.size >= MAX_WARM_FUNCTIONS) {
+    const idle = [...containers.values()]
+      .filter((container) => container.pending.size === 0)
+      .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    void idle?.stop('reclaimed');
+  }
+  const container = new FunctionContainer(key, rootDir, definition, (gone) => {
+    if (containers.get(gone.key) === gone) containers.delete(gone.key);
+  });
+  containers.set(key, container);
+  return container;
+}
+
+/** Stop every warm function (the harness stopping, or a CLI done with its one invocation). */
+export async function stopFunctions(): Promise<void> {
+  await Promise.allSettled([...containers.values()].map((container) => container.stop('stopped')));
+}
+
+/**
+ * Invoke a function with a Lambda-like context and its timeout, then shape the result the way API
+ * Gateway does for payload 2.0: what the function throws becomes a bare 500, a timeout a 503 (and
+ * the function's worker is stopped, so the invocation cannot finish later), and a response over
+ * Lambda's 6 MB payload limit a 502.
+ */
+export async function invokeRoute(
+  rootDir: string,
+  route: FunctionDefinition,
+  event: APIGatewayProxyEventV2,
+  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+): Promise<Invocation> {
+  const noUsage: DynamoUsage = emptyUsage();
+  const timeoutMs = timeoutSeconds * 1000;
+  const context = {
     callbackWaitsForEmptyEventLoop: false,
     functionName: route.operationId,
     functionVersion: '$LATEST',
@@ -48,23 +162,35 @@ export async function invokeRoute(rootDir: string, route: RouteDefinition, event
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${route.operationId}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    remainingMs: timeoutMs,
   };
+  const container = containerFor(rootDir, route);
   let timer: NodeJS.Timeout | undefined;
-  try {
-    const handler = await loadHandler(rootDir, route.handler);
-    const timedOut = new Promise<'timeout'>((resolveTimeout) => {
-      timer = setTimeout(() => resolveTimeout('timeout'), timeoutMs);
+  const expiry = (ms: number) =>
+    new Promise<'timeout'>((resolveTimeout) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => resolveTimeout('timeout'), ms);
     });
-    const result = await Promise.race([handler(event, context), timedOut]);
-    if (result === 'timeout') return gatewayError(503, 'Service Unavailable');
-    return toHttpResponse(result);
-  } catch (error) {
-    console.error(`[harness] ${route.operationId} failed:`, error);
-    return gatewayError(500, 'Internal Server Error');
+  try {
+    // A cold start loads the module first; the function's timeout counts from the invocation on.
+    const initFailure = await Promise.race([container.initialized, expiry(INIT_TIMEOUT_MS)]);
+    if (initFailure !== undefined) {
+      console.error(`[harness] ${route.operationId} failed to initialise:`, initFailure);
+      await container.stop('init failed');
+      return { response: gatewayError(500, 'Internal Server Error'), usage: noUsage };
+    }
+    const timedOut = expiry(timeoutMs);
+    const reply = await Promise.race([container.invoke(event, context), timedOut]);
+    if (reply === 'timeout') {
+      console.error(`[harness] ${route.operationId} timed out after ${timeoutMs} ms; its worker is stopped`);
+      await container.stop('timed out');
+      return { response: gatewayError(503, 'Service Unavailable'), usage: noUsage };
+    }
+    if (reply.error !== undefined) {
+      console.error(`[harness] ${route.operationId} failed:`, reply.error);
+      return { response: gatewayError(500, 'Internal Server Error'), usage: reply.usage ?? noUsage };
+    }
+    return { response: toHttpResponse(reply.result), usage: reply.usage ?? noUsage };
   } finally {
     clearTimeout(timer);
   }

@@ -17,7 +17,9 @@ export function sampleEvent(route: RouteDefinition, credentials?: LocalCredentia
     pathParameters[name] = value;
     return value;
   });
-  const rawHeaders = ['host', '127.0.0.1:3000', 'user-agent', 'bps-sample-event'];
+  // The running (or last) stack's host, as a request to it would carry.
+  const host = credentials ? new URL(credentials.base_url).host : '127.0.0.1:3000';
+  const rawHeaders = ['host', host, 'user-agent', 'bps-sample-event'];
   if (route.auth === 'console' || route.auth === 'edits')
     rawHeaders.push('authorization', `Bearer ${business?.tokens.owner ?? '<console JWT>'}`);
   if (route.auth === 'agent')

@@ -6,7 +6,7 @@ import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
 import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
 import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
-import { createRecord, setMembers } from '#lib/records/record-writes.ts';
+import { createRecord, patchRecord, setMembers } from '#lib/records/record-writes.ts';
 import { png, TINY_JPEG, TINY_WEBP } from './demo-images.ts';
 import { localUserId } from './dev-issuer.ts';
 
@@ -15,6 +15,8 @@ export interface SeedRecord {
   businesses: { id: string; name: string; members: Record<MemberRole, string> }[];
   platform_admin_email: string;
   agent_key: string;
+  /** Ids of the first business's demo records and photos by path parameter name (docs examples). */
+  demo_ids?: Record<string, string>;
 }
 
 const DEMO_BUSINESSES = [
@@ -22,17 +24,22 @@ const DEMO_BUSINESSES = [
   { name: 'Summit Plumbing', domain: 'summit-plumbing.example' },
 ];
 
-/** A business with an owner, an editor and a viewer (e-mails on the business's own domain). */
+/** A business (with its profile) and an owner, an editor and a viewer (e-mails on the business's own domain). */
 export async function createDemoBusiness(
   name: string,
   domain: string,
 ): Promise<SeedRecord['businesses'][number]> {
-  const business = await createBusiness({ name, id: randomUUID() });
   const members: Record<MemberRole, string> = {
     owner: `owner@${domain}`,
     editor: `editor@${domain}`,
     viewer: `viewer@${domain}`,
   };
+  // The business comes with its profile, as the owner's.
+  const business = await createBusiness({
+    name,
+    id: randomUUID(),
+    createdBy: { type: 'user', id: localUserId(members.owner) },
+  });
   for (const [role, email] of Object.entries(members) as [MemberRole, string][]) {
     await putMember(business.id, localUserId(email), role);
   }
@@ -57,9 +64,14 @@ export async function seedDemoData(): Promise<SeedRecord> {
     scopes: ['read', 'write'],
   });
   const photos = await seedDemoPhotos(firstBusiness.id);
-  await seedDemoRecords(firstBusiness, localUserId(firstBusiness.members.owner), photos);
+  const recordIds = await seedDemoRecords(firstBusiness, localUserId(firstBusiness.members.owner), photos);
   await seedGallery();
-  return { businesses, platform_admin_email: platformAdminEmail, agent_key: key };
+  return {
+    businesses,
+    platform_admin_email: platformAdminEmail,
+    agent_key: key,
+    demo_ids: { ...recordIds, photo_id: photos.logo },
+  };
 }
 
 /**
@@ -109,24 +121,26 @@ async function seedGallery(): Promise<void> {
 }
 
 /**
- * The business's profile (with the logo) and one record of every other kind (its entity's
+ * The business's profile (its logo) and one record of every other kind (its entity's
  * example), with memberships wired up.
  */
 async function seedDemoRecords(
   business: { id: string; name: string },
   ownerId: string,
   photos: { logo: string; service: string },
-): Promise<void> {
+): Promise<Record<string, string>> {
   const businessId = business.id;
   const options = { actor: { type: 'user' as const, id: ownerId } };
-  await createRecord(
+  // The profile came with the business; the owner gives it a tagline and the logo.
+  await patchRecord(
     'profile',
     businessId,
-    { name: business.name, logo_photo_id: photos.logo },
-    options,
     'profile',
+    { tagline: 'Bread since 1921', logo_photo_id: photos.logo },
+    options,
   );
   const created: Partial<Record<EntityName, string>> = {};
+  const byParam: Record<string, string> = {};
   for (const definition of agentEntities) {
     const body =
       definition.name === 'location'
@@ -134,11 +148,14 @@ async function seedDemoRecords(
         : definition.name === 'service'
           ? { ...definition.example, photo_id: photos.service }
           : definition.example;
-    created[definition.name] = (await createRecord(definition.name, businessId, body, options)).id;
+    const id = (await createRecord(definition.name, businessId, body, options)).id;
+    created[definition.name] = id;
+    if (definition.idParam) byParam[definition.idParam] = id;
   }
   const { service, service_item, package: packageId } = created;
   if (service && service_item && packageId) {
     await setMembers('service_item', businessId, service_item, [service], options);
     await setMembers('package', businessId, packageId, [service_item], options);
   }
+  return byParam;
 }

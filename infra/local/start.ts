@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole service on 127.0.0.1 with demo data.
  *
- *   --port N       HTTP port (default $PORT or 3000; 0 = any free port)
+ *   --port N       HTTP port (default $PORT or 3000; 0 = any free port); `npm start --port N` works too
  *   --ephemeral    in-memory data in a temporary folder, deleted on exit (tests, bench)
  *   --ready-json   print one line `HARNESS_READY {json}` instead of the banner (for programs)
  */
@@ -14,13 +14,23 @@ import { HarnessStartError } from './emulators.ts';
 import { type RunningHarness, startHarness } from './harness.ts';
 import { ROOT_DIR, STATE_DIR } from './paths.ts';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: process.env.PORT ?? '3000' },
-    ephemeral: { type: 'boolean', default: false },
-    'ready-json': { type: 'boolean', default: false },
-  },
-});
+const startOptions = {
+  // `npm start --port 3400` (without `--`) reaches us as npm's config variable npm_config_port.
+  port: { type: 'string', default: process.env.npm_config_port ?? process.env.PORT ?? '3000' },
+  ephemeral: { type: 'boolean', default: false },
+  'ready-json': { type: 'boolean', default: false },
+} as const;
+let parsed: ReturnType<typeof parseArgs<{ options: typeof startOptions }>>;
+try {
+  parsed = parseArgs({ options: startOptions });
+} catch (error) {
+  // A bad flag is one line, not a stack trace.
+  console.error(
+    `error: ${(error as Error).message.split('. ')[0]} (flags: --port N, --ephemeral, --ready-json)`,
+  );
+  process.exit(1);
+}
+const { values } = parsed;
 
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -1,6 +1,7 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
+import { sdkClientOptions } from '#lib/config/timeouts.ts';
 import { ServiceUnavailableError } from '#lib/http/errors.ts';
 import { logger } from '#lib/observability/logger.ts';
 
@@ -10,8 +11,7 @@ const consoleUrl = requiredEnv('CONSOLE_URL').replace(/\/$/, '');
 /** SES_ENDPOINT points it at aws-ses-v2-local; unset in AWS. */
 const ses = new SESClient({
   ...(optionalEnv('SES_ENDPOINT') ? { endpoint: optionalEnv('SES_ENDPOINT') } : {}),
-  maxAttempts: 2,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+  ...sdkClientOptions('ses'),
 });
 
 /** Where the console lets the invitee accept (it calls POST …/platform-admin-invites/{id}/accept). */
@@ -47,10 +47,25 @@ export async function sendInviteMail(invite: PlatformAdminEntry): Promise<void> 
     );
   } catch (error) {
     logger.error('Invite e-mail not sent', { inviteTo: invite.email, error: error as Error });
-    throw new ServiceUnavailableError(
-      'The invite is saved but its e-mail could not be sent; repeat the invite to send it again',
-    );
+    throw new InviteMailNotSent(surelyNotSent(error));
   }
+}
+
+/**
+ * The invite is stored but its e-mail was not sent (a 503). `certain`: SES refused it or could not
+ * be reached, so no e-mail went out; otherwise (a timeout, a dropped connection) it may have.
+ */
+export class InviteMailNotSent extends ServiceUnavailableError {
+  constructor(readonly certain: boolean) {
+    super('The invite is saved but its e-mail could not be sent; repeat the invite to send it again');
+  }
+}
+
+/** SES answered with an error, or the connection was never opened: no e-mail was accepted. */
+function surelyNotSent(error: unknown): boolean {
+  const answered = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  return (typeof answered === 'number' && answered >= 400) || code === 'ECONNREFUSED';
 }
 
 const escapeHtml = (value: string) =>

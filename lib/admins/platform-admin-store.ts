@@ -12,6 +12,11 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, normaliseEmail, PLATFORM_ADMINS } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
+import {
+  assertSameRequest,
+  type IdempotentCreate,
+  REQUEST_HASH_ATTRIBUTE,
+} from '#lib/http/idempotent-create.ts';
 
 /**
  * Platform admins and pending invites (DESIGN §7). Each is one item keyed by e-mail (so an e-mail
@@ -89,27 +94,57 @@ export async function ensurePlatformAdmin(input: {
 }
 
 /**
+ * Hidden attributes of an invite stored under an Idempotency-Key: which key stored it, and
+ * whether its e-mail is still to be sent (`pending`) or a send has started (`started`).
+ */
+export const INVITE_KEY_ATTRIBUTE = 'idempotency_key';
+export const INVITE_MAIL_ATTRIBUTE = 'invite_mail';
+
+/**
  * Store an invite for `email`, or refresh the pending (or expired) one it has: same id, new
  * expiry. Inviting an admin's e-mail is a 409. The caller sends the e-mail afterwards.
+ *
+ * With `idempotentCreate` (an Idempotency-Key) the invite also records the key, the request's hash
+ * and `invite_mail: pending`; a re-run that finds the invite this key stored answers with it
+ * unchanged (422 for another request). The invite's id stays random: it is the accept link's secret.
  */
-export async function storeInvite(input: {
-  email: string;
-  phone?: string | null | undefined;
-  invitedBy: string;
-}): Promise<PlatformAdminEntry> {
+export async function storeInvite(
+  input: { email: string; phone?: string | null | undefined; invitedBy: string },
+  idempotentCreate?: IdempotentCreate,
+): Promise<PlatformAdminEntry> {
   const email = normaliseEmail(input.email);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + INVITE_VALID_DAYS * 86_400_000).toISOString();
   const existing = await readByEmailIfAny(email);
   if (existing?.kind === 'admin') throw new ConflictError(`${email} is already a platform admin`);
+  const keyed: Record<string, string> = idempotentCreate
+    ? {
+        [INVITE_KEY_ATTRIBUTE]: idempotentCreate.keyHash,
+        [REQUEST_HASH_ATTRIBUTE]: idempotentCreate.requestHash,
+        [INVITE_MAIL_ATTRIBUTE]: 'pending',
+      }
+    : {};
+  if (
+    idempotentCreate &&
+    existing &&
+    (existing as Record<string, unknown>)[INVITE_KEY_ATTRIBUTE] === idempotentCreate.keyHash
+  ) {
+    assertSameRequest(existing, idempotentCreate);
+    return toEntry(existing);
+  }
   if (existing) {
+    const sets = [
+      'invited_at = :now',
+      'expires_at = :expires',
+      'invited_by = :by',
+      ...(input.phone === undefined ? [] : ['phone = :phone']),
+      ...Object.keys(keyed).map((name) => `${name} = :${name}`),
+    ];
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.platformAdmin(email),
-        UpdateExpression:
-          'SET invited_at = :now, expires_at = :expires, invited_by = :by' +
-          (input.phone === undefined ? '' : ', phone = :phone'),
+        UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: 'kind = :invite AND id = :id',
         ExpressionAttributeValues: {
           ':now': now.toISOString(),
@@ -118,6 +153,7 @@ export async function storeInvite(input: {
           ':invite': 'invite',
           ':id': existing.id,
           ...(input.phone === undefined ? {} : { ':phone': input.phone }),
+          ...Object.fromEntries(Object.entries(keyed).map(([name, value]) => [`:${name}`, value])),
         },
         ReturnValues: 'ALL_NEW',
       }),
@@ -139,11 +175,12 @@ export async function storeInvite(input: {
     expires_at: expiresAt,
   };
   try {
-    await insertEntry(item);
+    await insertEntry({ ...keyed, ...item });
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
-    // The same e-mail was invited concurrently: refresh that invite instead of making a second.
-    return storeInvite(input);
+    // The same e-mail was invited concurrently, or this key's first run stored it and its answer
+    // was lost: refresh that invite (or answer with it) instead of making a second.
+    return storeInvite(input, idempotentCreate);
   }
   return toEntry(item);
 }
@@ -279,7 +316,10 @@ export async function acceptInvite(inviteId: string, user: UserPrincipal): Promi
 }
 
 /** Store a new entry (its e-mail must be free) with its pointer, and any extra actions, atomically. */
-async function insertEntry(item: StoredEntry, extra: TransactItem[] = []): Promise<void> {
+async function insertEntry(
+  item: StoredEntry & Record<string, unknown>,
+  extra: TransactItem[] = [],
+): Promise<void> {
   await dynamo.send(
     new TransactWriteCommand({
       TransactItems: [

@@ -36,7 +36,8 @@ export async function createAgentKey(input: {
   const record: AgentKeyRecord = {
     key_id: randomUUID(),
     name: input.name,
-    businesses: input.businesses,
+    // Business ids are UUIDs: case-insensitive, kept in lower case like every id the API sees.
+    businesses: input.businesses === '*' ? '*' : input.businesses.map((id) => id.toLowerCase()),
     scopes: input.scopes,
     created_at: new Date().toISOString(),
   };
@@ -121,7 +122,10 @@ export const agentAuth: Authenticator<AgentPrincipal> = {
 
 /** An agent may use a business only if its key names it (or '*') and carries the scope. */
 export function assertAgentMayAccess(agent: AgentPrincipal, businessId: string, scope: AgentScope): void {
-  if (agent.businesses !== '*' && !agent.businesses.includes(businessId)) {
+  if (
+    agent.businesses !== '*' &&
+    !agent.businesses.some((id) => id.toLowerCase() === businessId.toLowerCase())
+  ) {
     throw new ForbiddenError('This agent key is not allowed to access this business');
   }
   if (!agent.scopes.includes(scope)) {

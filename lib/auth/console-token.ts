@@ -8,9 +8,17 @@ import { ServiceUnavailableError, UnauthorizedError } from '#lib/http/errors.ts'
 const CHALLENGE = 'Bearer realm="business-platform"';
 const INVALID_TOKEN = `${CHALLENGE}, error="invalid_token"`;
 
+/**
+ * 'cognito' (the default; Cognito in AWS, the dev issuer locally): only access tokens
+ * (`token_use: 'access'`) of our app client (`client_id`; they carry no `aud`). 'oidc' (another
+ * issuer, CDK context `issuer`): an access token naming the audience in `aud` or `client_id`.
+ */
+type TokenProfile = 'cognito' | 'oidc';
+
 interface Verifier {
   issuer: string;
   audience: string;
+  profile: TokenProfile;
   jwks: ReturnType<typeof createRemoteJWKSet>;
 }
 
@@ -18,26 +26,49 @@ let verifier: Verifier | undefined;
 
 /**
  * JWT_ISSUER: the `iss` every token must carry (Cognito user pool URL, or the local dev issuer).
- * JWT_AUDIENCE: the app client id; matched against `aud` (ID tokens) or `client_id` (Cognito
- * access tokens). JWKS_URL: defaults to the issuer's /.well-known/jwks.json, as Cognito serves it.
+ * JWT_AUDIENCE: the app client id. JWT_PROFILE: 'cognito' (default) or 'oidc', see TokenProfile.
+ * JWKS_URL: defaults to the issuer's /.well-known/jwks.json, as Cognito serves it.
  */
 function loadVerifier(): Verifier {
   const issuer = requiredEnv('JWT_ISSUER');
   const jwksUrl = optionalEnv('JWKS_URL') ?? `${issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
+  const profile = optionalEnv('JWT_PROFILE') ?? 'cognito';
+  if (profile !== 'cognito' && profile !== 'oidc') throw new Error('JWT_PROFILE must be cognito or oidc');
   return {
     issuer,
     audience: requiredEnv('JWT_AUDIENCE'),
+    profile,
     jwks: createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 3_000, cooldownDuration: 30_000 }),
   };
 }
 
-function audienceMatches(payload: JWTPayload, audience: string): boolean {
+/** Is this a token of the kind the profile accepts, for our client? Throws 401 when not. */
+function assertAccessTokenForUs(payload: JWTPayload, { profile, audience }: Verifier): void {
+  if (profile === 'cognito') {
+    // Cognito's ID tokens carry `aud` and no scope; only access tokens are credentials for an API.
+    if (payload.token_use !== 'access') {
+      throw new UnauthorizedError('Send an access token (token_use "access")', INVALID_TOKEN);
+    }
+    if (payload.client_id !== audience) {
+      throw new UnauthorizedError('The token was issued for another client', INVALID_TOKEN);
+    }
+    return;
+  }
   const aud = payload.aud;
-  if (aud !== undefined) return Array.isArray(aud) ? aud.includes(audience) : aud === audience;
-  return payload.client_id === audience;
+  const matches =
+    aud !== undefined
+      ? Array.isArray(aud)
+        ? aud.includes(audience)
+        : aud === audience
+      : payload.client_id === audience;
+  if (!matches) throw new UnauthorizedError('The token was issued for another audience', INVALID_TOKEN);
 }
 
-/** Verify a console JWT (signature via JWKS, iss, aud/client_id, exp) and describe its user. */
+/**
+ * Verify a console JWT (signature via JWKS, iss, exp, token kind and client) and describe its
+ * user. The e-mail claims come from the Pre Token Generation trigger (Cognito puts none in access
+ * tokens); Cognito writes `email_verified` as a string, other issuers as a boolean.
+ */
 export async function verifyConsoleToken(token: string): Promise<UserPrincipal> {
   verifier ??= loadVerifier();
   let payload: JWTPayload;
@@ -58,9 +89,7 @@ export async function verifyConsoleToken(token: string): Promise<UserPrincipal> 
       throw new UnauthorizedError('The token is not valid', INVALID_TOKEN);
     throw error;
   }
-  if (!audienceMatches(payload, verifier.audience)) {
-    throw new UnauthorizedError('The token was issued for another audience', INVALID_TOKEN);
-  }
+  assertAccessTokenForUs(payload, verifier);
   const subject = payload.sub as string;
   return {
     kind: 'user',

@@ -35,7 +35,14 @@ export async function countDynamoUsage<T>(
   work: () => Promise<T>,
   options: { delayMs?: number } = {},
 ): Promise<{ result: T; usage: DynamoUsage }> {
-  const usage: DynamoUsage = {
+  const usage: DynamoUsage = { ...emptyUsage(), delayMs: options.delayMs ?? 0 };
+  const result = await current.run(usage, work);
+  return { result, usage };
+}
+
+/** Usage of work that made no call (or was never run). */
+export function emptyUsage(): DynamoUsage {
+  return {
     calls: 0,
     authCalls: 0,
     operations: [],
@@ -45,10 +52,8 @@ export async function countDynamoUsage<T>(
     roundTrips: 0,
     authRoundTrips: 0,
     answeredTrip: 0,
-    delayMs: options.delayMs ?? 0,
+    delayMs: 0,
   };
-  const result = await current.run(usage, work);
-  return { result, usage };
 }
 
 /** Called by the pipeline once the caller is authenticated: what came before was authentication. */

@@ -3,12 +3,13 @@ import type { BusinessAccess } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { COUNT_PREFIX, HISTORY_PREFIX, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
-import { ValidationError } from '#lib/http/errors.ts';
 import { agentEntities, ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
 import type { RecordFields } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /** The businesses the caller holds (owner or editor), with the role and the business's name. */
 export async function listClaims(user: EditsPrincipal) {
@@ -94,28 +95,23 @@ export async function listChangeLog(
   businessId: string,
   page: { limit: number; cursor?: string | undefined },
 ) {
-  const start = page.cursor ? decodeHistoryCursor(page.cursor, businessId) : undefined;
+  const { pk } = keys.business(businessId);
+  const binding = ['change-log', businessId];
+  const start = decodeCursor(
+    page.cursor,
+    binding,
+    z.strictObject({ pk: keyValue(pk), sk: keyPart(HISTORY_PREFIX) }),
+  );
   const result = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
-      ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':history': HISTORY_PREFIX },
+      ExpressionAttributeValues: { ':pk': pk, ':history': HISTORY_PREFIX },
       ScanIndexForward: false,
       Limit: page.limit,
       ...(start ? { ExclusiveStartKey: start } : {}),
     }),
   );
   const entries = (result.Items ?? []).map(({ pk: _pk, sk: _sk, ...entry }) => entry);
-  const last = result.LastEvaluatedKey;
-  return { entries, nextCursor: last ? Buffer.from(String(last.sk)).toString('base64url') : null };
-}
-
-function decodeHistoryCursor(cursor: string, businessId: string) {
-  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^HISTORY#[0-9a-f-]{36}$/.test(sk)) {
-    throw new ValidationError('Invalid cursor', [
-      { loc: ['query', 'cursor'], msg: 'Not a cursor this list gave out', type: 'cursor' },
-    ]);
-  }
-  return { pk: keys.business(businessId).pk, sk };
+  return { entries, nextCursor: encodeCursor(binding, result.LastEvaluatedKey) };
 }

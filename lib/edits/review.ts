@@ -2,10 +2,12 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type Header, headerView, loadOwn, moveStatus, view } from '#lib/edits/changeset-store.ts';
 import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
-import { ConflictError, NotFoundError, ValidationError } from '#lib/http/errors.ts';
+import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /** A changeset and its items; only the opener of its session may see it (404 otherwise). */
 export async function readChangeset(user: EditsPrincipal, changesetId: string) {
@@ -66,8 +68,18 @@ export async function listChangesets(
   businessId: string,
   page: { limit: number; cursor?: string | undefined; status?: string | undefined },
 ) {
-  const start = page.cursor ? decodeCursor(page.cursor, businessId) : undefined;
   const order = keys.changesetOrder(businessId, '', '');
+  const binding = ['changesets', businessId, page.status ?? null];
+  const start = decodeCursor(
+    page.cursor,
+    binding,
+    z.strictObject({
+      pk: keyPart('CHANGESET#'),
+      sk: keyValue('CHANGESET'),
+      gsi1pk: keyValue(order.gsi1pk),
+      gsi1sk: keyPart(''),
+    }),
+  );
   const result = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -82,23 +94,8 @@ export async function listChangesets(
       ...(start ? { ExclusiveStartKey: start } : {}),
     }),
   );
-  const last = result.LastEvaluatedKey;
   return {
     changesets: (result.Items ?? []).map((item) => headerView(item as unknown as Header)),
-    nextCursor: last ? Buffer.from(JSON.stringify([last.gsi1sk, last.pk])).toString('base64url') : null,
+    nextCursor: encodeCursor(binding, result.LastEvaluatedKey),
   };
-}
-
-function decodeCursor(cursor: string, businessId: string) {
-  try {
-    const [gsi1sk, pk] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    if (typeof gsi1sk === 'string' && typeof pk === 'string' && /^CHANGESET#[0-9a-f-]{36}$/.test(pk)) {
-      return { pk, sk: 'CHANGESET', gsi1pk: keys.changesetOrder(businessId, '', '').gsi1pk, gsi1sk };
-    }
-  } catch {
-    // fall through to the 422
-  }
-  throw new ValidationError('Invalid cursor', [
-    { loc: ['query', 'cursor'], msg: 'Not a cursor this list gave out', type: 'cursor' },
-  ]);
 }

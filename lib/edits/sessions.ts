@@ -7,6 +7,11 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
 import type { EditSessionView } from '#lib/edits/schemas.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
+import {
+  assertSameRequest,
+  type IdempotentCreate,
+  REQUEST_HASH_ATTRIBUTE,
+} from '#lib/http/idempotent-create.ts';
 
 /** A session closes 60 minutes after its last use, or 24 hours after it was opened (DESIGN §6). */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -40,30 +45,49 @@ function toView(session: StoredSession, holds: boolean, now = Date.now()): EditS
   };
 }
 
-/** Open a session on a business the caller holds (owner, editor, or a platform admin). */
-export async function openSession(user: EditsPrincipal, businessId: string): Promise<EditSessionView> {
+/**
+ * Open a session on a business the caller holds (owner, editor, or a platform admin). With
+ * `idempotentCreate` (an Idempotency-Key) the session's id is the key's: a re-run that finds it
+ * already opened answers with it (422 for another request).
+ */
+export async function openSession(
+  user: EditsPrincipal,
+  businessId: string,
+  idempotentCreate?: IdempotentCreate,
+): Promise<EditSessionView> {
   await assertHoldsBusiness(user, businessId);
   const now = new Date();
   const session: StoredSession = {
-    id: randomUUID(),
+    id: idempotentCreate?.id ?? randomUUID(),
     business_id: businessId,
     opened_by: user.userId,
     client_id: user.kind === 'assistant' ? user.clientId : null,
     created_at: now.toISOString(),
     last_used_at: now.toISOString(),
   };
-  await dynamo.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: {
-        ...keys.editSession(session.id),
-        ...session,
-        // DynamoDB's TTL removes the item some time after it can no longer be used.
-        expires_at_epoch: Math.ceil((now.getTime() + SESSION_MAX_MS) / 1000),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...(idempotentCreate ? { [REQUEST_HASH_ATTRIBUTE]: idempotentCreate.requestHash } : {}),
+          ...keys.editSession(session.id),
+          ...session,
+          // DynamoDB's TTL removes the item some time after it can no longer be used.
+          expires_at_epoch: Math.ceil((now.getTime() + SESSION_MAX_MS) / 1000),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException) || !idempotentCreate) throw error;
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: tableName, Key: keys.editSession(session.id), ConsistentRead: true }),
+    );
+    if (!Item) throw error;
+    assertSameRequest(Item, idempotentCreate);
+    return toView(Item as unknown as StoredSession, true);
+  }
   return toView(session, true, now.getTime());
 }
 

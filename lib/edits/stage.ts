@@ -6,9 +6,14 @@ import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
-import { fieldsOf, type Header, type Item, view } from '#lib/edits/changeset-store.ts';
+import { fieldsOf, type Header, type Item, loadOwn, view } from '#lib/edits/changeset-store.ts';
 import { useSessionAlongside } from '#lib/edits/sessions.ts';
-import { ConflictError, ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
+import {
+  assertSameRequest,
+  type IdempotentCreate,
+  REQUEST_HASH_ATTRIBUTE,
+} from '#lib/http/idempotent-create.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
 import { mergeIntoRecord } from '#lib/records/complete-fields.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
@@ -22,11 +27,22 @@ export interface StagedItemInput {
   fields?: Record<string, unknown> | undefined;
 }
 
+/**
+ * Stage a changeset in a session. With `idempotentCreate` (an Idempotency-Key) the changeset's id
+ * is the key's, and a re-run first looks for it: found (the first run's answer was lost), it
+ * answers with the changeset as it is now (422 for another request) and writes nothing, so an
+ * applied or discarded changeset is never overwritten.
+ */
 export async function stageChangeset(
   user: EditsPrincipal,
   sessionId: string,
   input: { summary?: string | undefined; items: StagedItemInput[] },
+  idempotentCreate?: IdempotentCreate,
 ) {
+  if (idempotentCreate) {
+    const staged = await stagedBefore(user, idempotentCreate);
+    if (staged) return staged;
+  }
   const { session, result: records } = await useSessionAlongside(user, sessionId, (businessId) =>
     queryAll({
       TableName: tableName,
@@ -39,7 +55,7 @@ export async function stageChangeset(
   const existing = new Map(records.map((item) => [`${item.entity}#${item.id}`, item]));
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
-  const changesetId = randomUUID();
+  const changesetId = idempotentCreate?.id ?? randomUUID();
   const items: Item[] = [];
 
   for (const [index, staged] of input.items.entries()) {
@@ -47,7 +63,17 @@ export async function stageChangeset(
     const fail = (loc: (string | number)[], msg: string, type = 'invalid_item') =>
       issues.push({ loc, msg, type });
     const isProfile = staged.entity === 'profile';
-    const recordId = staged.action === 'create' ? (isProfile ? 'profile' : randomUUID()) : staged.record_id;
+    // The profile's id is always `profile`, so an update of it may leave record_id out.
+    const recordId = isProfile
+      ? (staged.record_id ?? 'profile')
+      : staged.action === 'create'
+        ? randomUUID()
+        : staged.record_id;
+    if (isProfile && staged.action !== 'update') {
+      // Every business is created with its profile (DESIGN §7): it is only ever updated.
+      fail(at('action'), "every business has its profile: update it (record_id 'profile')");
+      continue;
+    }
     if (staged.action !== 'create' && !recordId) {
       fail(at('record_id'), `record_id is required to ${staged.action}`);
       continue;
@@ -73,10 +99,6 @@ export async function stageChangeset(
     };
 
     if (staged.action === 'create') {
-      if (current) {
-        fail(at('action'), 'the profile exists already; update it');
-        continue;
-      }
       const parsed = schemasOf(staged.entity).write.safeParse(fields);
       if (!parsed.success) {
         issues.push(...prefixed(toValidationIssues('body', parsed.error), at('fields')));
@@ -170,6 +192,7 @@ export async function stageChangeset(
     new PutCommand({
       TableName: tableName,
       Item: {
+        ...(idempotentCreate ? { [REQUEST_HASH_ATTRIBUTE]: idempotentCreate.requestHash } : {}),
         ...keys.changeset(changesetId),
         ...keys.changesetOrder(businessId, now, changesetId),
         ...header,
@@ -178,6 +201,18 @@ export async function stageChangeset(
     }),
   );
   return view(header, items);
+}
+
+/** The changeset this key staged before, if any (its header is written last, so it is whole). */
+async function stagedBefore(user: EditsPrincipal, idempotentCreate: IdempotentCreate) {
+  try {
+    const { header, items } = await loadOwn(user, idempotentCreate.id);
+    assertSameRequest(header as unknown as Record<string, unknown>, idempotentCreate);
+    return view(header, items);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
 }
 
 function prefixed(issues: ValidationIssue[], prefix: (string | number)[]): ValidationIssue[] {

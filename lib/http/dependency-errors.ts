@@ -25,16 +25,26 @@ const UNREACHABLE_ERRORS = new Set([
  * dependencies (the caller may retry), or undefined when the error means something else.
  */
 export function asDependencyUnavailable(error: unknown): ServiceUnavailableError | undefined {
-  if (!(error instanceof Error)) return undefined;
+  // Libraries wrap SDK errors (Powertools Parameters' GetParameterError, for one): look at the
+  // causes too, a few levels deep.
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
+    const found = classify(current);
+    if (found) return found;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function classify(error: Error): ServiceUnavailableError | undefined {
   const code = (error as { code?: unknown }).code;
-  const causeCode = (error.cause as { code?: unknown } | undefined)?.code;
   if (THROTTLING_ERRORS.has(error.name)) {
     return new ServiceUnavailableError('The service is busy; retry shortly', 2);
   }
   if (
     error.name === 'TimeoutError' ||
     (typeof code === 'string' && UNREACHABLE_ERRORS.has(code)) ||
-    (typeof causeCode === 'string' && UNREACHABLE_ERRORS.has(causeCode))
+    // An AWS service's own failure (InternalServerError, ServiceUnavailable…), retries spent.
+    (error as { $fault?: unknown }).$fault === 'server'
   ) {
     return new ServiceUnavailableError();
   }

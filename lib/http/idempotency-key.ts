@@ -14,7 +14,8 @@ export const IdempotencyKeyHeaders = z.object({
         'Makes a retry safe: the first successful answer to this key (per caller and operation) is ' +
         'replayed for 24 h to a request with the same body, with `idempotent-replayed: true`; another ' +
         'body answers 422; a retry while the first is still running answers 409 with `retry-after`. ' +
-        'Failures are not stored, so a 503 may be retried with the same key.',
+        'Failures are not stored, so a 503 may be retried with the same key; if that 503 hid a ' +
+        'create that was applied, the retry answers with what it created instead of creating again.',
       example: 'a4c3e1c2-1b7d-4e0f-9a43-5d2f8e6b7c10',
     }),
 });

@@ -12,8 +12,9 @@ import { dynamoClient, tableName } from '#lib/db/client.ts';
 import { IDEMPOTENCY } from '#lib/db/keys.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
-import { HttpError, ValidationError } from '#lib/http/errors.ts';
+import { HttpError } from '#lib/http/errors.ts';
 import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
+import { idempotentCreateOf, keyReusedError } from '#lib/http/idempotent-create.ts';
 import type { IdempotencyWrapper } from '#lib/http/pipeline.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -93,6 +94,15 @@ export const withIdempotencyKey: IdempotencyWrapper = (route, respond) => {
     if (key === undefined) return respond(event, context);
 
     const requestId = event.requestContext?.requestId ?? 'unknown';
+    const scope = {
+      operation: route.operationId,
+      caller: callerOf(context.principal),
+      path: event.pathParameters ?? {},
+      key,
+    };
+    // The create itself carries the key too (lib/http/idempotent-create.ts), for the write that
+    // DynamoDB applied while this function saw its call fail: Powertools' record is gone then.
+    context.idempotentCreate = idempotentCreateOf(scope, event.body ?? null);
     let produced: Result | undefined;
     const run = makeIdempotent(
       async (_request: IdempotentRequest, _context: Context): Promise<Result> => {
@@ -125,15 +135,7 @@ export const withIdempotencyKey: IdempotencyWrapper = (route, respond) => {
         }),
       },
     );
-    const request: IdempotentRequest = {
-      idempotency: {
-        operation: route.operationId,
-        caller: callerOf(context.principal),
-        path: event.pathParameters ?? {},
-        key,
-      },
-      request: { body: event.body ?? null },
-    };
+    const request: IdempotentRequest = { idempotency: scope, request: { body: event.body ?? null } };
     try {
       return await run(request, context);
     } catch (error) {
@@ -150,18 +152,7 @@ export const withIdempotencyKey: IdempotencyWrapper = (route, respond) => {
 
 /** Powertools' errors as the API's own (the pipeline writes them as ErrorResponse). */
 function asHttpError(error: unknown): unknown {
-  if (error instanceof IdempotencyValidationError) {
-    return new ValidationError(
-      'This Idempotency-Key was already used with a different request; send a new key for a new request',
-      [
-        {
-          loc: ['header', 'idempotency-key'],
-          msg: 'already used with a different request body',
-          type: 'idempotency_key_reused',
-        },
-      ],
-    );
-  }
+  if (error instanceof IdempotencyValidationError) return keyReusedError();
   if (
     error instanceof IdempotencyAlreadyInProgressError ||
     error instanceof IdempotencyInconsistentStateError

@@ -9,6 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { markAuthenticated } from '#lib/db/call-counter.ts';
+import { answerBeforeDeadline } from '#lib/http/deadline.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { successBody } from '#lib/http/envelope.ts';
 import { errorPayload } from '#lib/http/error-formats.ts';
@@ -16,8 +17,11 @@ import {
   BadRequestError,
   HttpError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '#lib/http/errors.ts';
+import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
+import { normalisedContentType } from '#lib/http/media-type.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -35,6 +39,8 @@ export interface HandlerInput<R extends RouteDefinition, P> {
   body: Parsed<R['request']['body']>;
   principal: P;
   requestId: string;
+  /** Set when the request carries an Idempotency-Key: the create's id and request hash. */
+  idempotentCreate?: IdempotentCreate | undefined;
 }
 
 /** What a handler returns; the pipeline wraps it in the route's envelope and status. */
@@ -51,23 +57,37 @@ export interface HandlerOutput {
 
 interface PipelineContext<P> extends Context {
   principal: P;
+  idempotentCreate?: IdempotentCreate;
 }
 
 /**
  * Makes a route's responder honour `Idempotency-Key` (lib/http/idempotency.ts). Passed by the
  * handlers of `idempotent` routes only, so that other functions do not bundle it.
  */
-export type IdempotencyWrapper = <C extends Context & { principal: unknown }>(
+export type IdempotencyWrapper = <
+  C extends Context & { principal: unknown; idempotentCreate?: IdempotentCreate },
+>(
   route: RouteDefinition,
   respond: (event: Event, context: C) => Promise<Result>,
 ) => (event: Event, context: C) => Promise<Result>;
 
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * On every response the pipeline writes (success, error, preflight, raw): no content sniffing, and
+ * HTTPS only from now on (browsers ignore HSTS over plain http, so localhost is unaffected).
+ * No includeSubDomains: the hosts below the API's are not this service's to decide.
+ */
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000',
+};
+
 const baseHeaders = (requestId: string): Record<string, string> => ({
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
   'x-request-id': requestId,
+  ...SECURITY_HEADERS,
 });
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
@@ -81,7 +101,9 @@ const ANY_ORIGIN_HEADERS = {
 /**
  * Build the Lambda handler of one route. Every HTTP function goes through this one chain, in this
  * order: logging context, error mapping, header and event normalisation, authentication, JSON body
- * parsing, zod validation of every request part, then the operation itself.
+ * parsing, zod validation of every request part, then the operation itself. The whole chain runs
+ * against the function's deadline (deadline.ts), so a stalled dependency anywhere in it, the
+ * credential lookups included, ends as a 503 in the route's error format, not the platform's.
  */
 export function httpHandler<R extends RouteDefinition, P>(
   route: R,
@@ -101,7 +123,9 @@ export function httpHandler<R extends RouteDefinition, P>(
   }
   authenticator.prepare();
 
-  const chain = middy<Event, Result, Error, PipelineContext<P>>()
+  // middy's own early timeout covers only the operation, not the middlewares before it; the
+  // deadline below covers everything, so middy's is off.
+  const chain = middy<Event, Result, Error, PipelineContext<P>>({ timeoutEarlyInMillis: 0 })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(errorResponses(route))
     .use(httpHeaderNormalizer())
@@ -123,6 +147,7 @@ export function httpHandler<R extends RouteDefinition, P>(
       body: body ? parseRequestPart('body', body, event.body) : undefined,
       principal: context.principal,
       requestId,
+      idempotentCreate: context.idempotentCreate,
     } as HandlerInput<R, P>;
 
     const output = await operation(input);
@@ -147,7 +172,27 @@ export function httpHandler<R extends RouteDefinition, P>(
     return { statusCode: route.successStatus, headers: responseHeaders, body: JSON.stringify(payload) };
   };
   // Last before the operation: the caller is known and the body parsed (lib/http/idempotency.ts).
-  return chain.handler(idempotency ? idempotency(route, respond) : respond);
+  chain.handler(idempotency ? idempotency(route, respond) : respond);
+
+  // The normalizers widen middy's event type; what arrives is still a payload 2.0 event.
+  const runChain = chain as unknown as (event: Event, context: PipelineContext<P>) => Promise<Result>;
+  return answerBeforeDeadline<Event, PipelineContext<P>, Result>(
+    runChain,
+    (event) => {
+      const requestId = requestIdOf(event);
+      logger.error('Request did not finish before the function timeout', { requestId });
+      return errorResult(
+        route,
+        requestId,
+        new ServiceUnavailableError('The request took too long; retry shortly'),
+      );
+    },
+    (event, error) => {
+      const requestId = requestIdOf(event);
+      logger.error('Request failed outside the error middleware', { requestId, error: error as Error });
+      return errorResult(route, requestId, toHttpError(error));
+    },
+  );
 }
 
 function authentication<P>(
@@ -179,6 +224,7 @@ function anyOriginCors<P>(route: RouteDefinition): MiddlewareObj<Event, Result, 
       return {
         statusCode: 204,
         headers: {
+          ...SECURITY_HEADERS,
           ...ANY_ORIGIN_HEADERS,
           'access-control-allow-methods': `${route.method}, OPTIONS`,
           'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
@@ -217,9 +263,21 @@ function requestBody<P>(
   format: 'json' | 'form' | 'multipart',
   maxBytes: number,
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  if (format === 'form') return formRequestBody(maxBytes);
-  if (format === 'multipart') return multipartRequestBody(maxBytes);
-  return jsonRequestBody(maxBytes);
+  const parser =
+    format === 'form'
+      ? formRequestBody<P>(maxBytes)
+      : format === 'multipart'
+        ? multipartRequestBody<P>(maxBytes)
+        : jsonRequestBody<P>(maxBytes);
+  return {
+    before: async (request) => {
+      // Media types are case-insensitive; a text body in another charset than UTF-8 is a 415.
+      const { headers } = request.event;
+      const contentType = normalisedContentType(headers['content-type'], format !== 'multipart');
+      if (contentType !== undefined) headers['content-type'] = contentType;
+      return parser.before?.(request);
+    },
+  };
 }
 
 /** @middy/http-multipart-body-parser (busboy) after the size check; a malformed body is a 415. */
@@ -308,24 +366,28 @@ function errorResponses<P>(route: RouteDefinition): MiddlewareObj<Event, Result,
       } else {
         logger.info('Request rejected', { requestId, status: error.statusCode, code: error.code });
       }
-      const { statusCode, body } = errorPayload(route.errorFormat ?? 'envelope', requestId, error);
-      request.response = {
-        statusCode,
-        headers: {
-          ...baseHeaders(requestId),
-          ...(route.cors === 'any-origin' ? ANY_ORIGIN_HEADERS : {}),
-          ...error.headers,
-        },
-        body: JSON.stringify(body),
-      };
+      request.response = errorResult(route, requestId, error);
     },
+  };
+}
+
+/** The response of a failed request, in the route's error format with the error's headers. */
+function errorResult(route: RouteDefinition, requestId: string, error: HttpError): Result {
+  const { statusCode, body } = errorPayload(route.errorFormat ?? 'envelope', requestId, error);
+  return {
+    statusCode,
+    headers: {
+      ...baseHeaders(requestId),
+      ...(route.cors === 'any-origin' ? ANY_ORIGIN_HEADERS : {}),
+      ...error.headers,
+    },
+    body: JSON.stringify(body),
   };
 }
 
 function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const unavailable = asDependencyUnavailable(error);
-  // Also covers middy's own TimeoutError, thrown just before the function would time out.
   if (unavailable) return unavailable;
   return new HttpError(500, 'INTERNAL', 'An unexpected error occurred');
 }

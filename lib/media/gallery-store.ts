@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { decodeMediaCursor, encodeMediaCursor } from '#lib/media/cursor.ts';
 import { galleryObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * Industry gallery photos (DESIGN §8): `GALLERY#<industry_id>` / `PHOTO#<id>`, listed through gsi1
@@ -77,11 +78,17 @@ export async function listGallery(query: {
   cursor?: string | undefined;
 }) {
   const { gsi1pk } = keys.galleryListing('', '');
-  const tag = `gallery:${query.industryId ?? '*'}`;
-  const start = decodeMediaCursor(query.cursor, tag, {
-    gsi1pk,
-    attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-  });
+  const binding = ['gallery', query.industryId ?? null];
+  const start = decodeCursor(
+    query.cursor,
+    binding,
+    z.strictObject({
+      pk: keyPart('GALLERY#'),
+      sk: keyPart('PHOTO#'),
+      gsi1pk: keyValue(gsi1pk),
+      gsi1sk: keyPart(query.industryId ? `${query.industryId}#` : ''),
+    }),
+  );
   const result = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -99,7 +106,7 @@ export async function listGallery(query: {
   );
   return {
     items: (result.Items ?? []).map((item) => galleryView(withoutKeys(item) as unknown as GalleryPhoto)),
-    next_cursor: encodeMediaCursor(tag, result.LastEvaluatedKey),
+    next_cursor: encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 

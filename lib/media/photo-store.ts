@@ -8,10 +8,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { decodeMediaCursor, encodeMediaCursor } from '#lib/media/cursor.ts';
 import { photoObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * A business's photos (DESIGN §8): the item `BUSINESS#<b>` / `PHOTO#<id>` with its change-feed
@@ -195,8 +196,17 @@ export async function findPhoto(photoId: string): Promise<PhotoItem> {
 /** Businesses with at least one live photo, by business id (one Query of the sparse index). */
 export async function listMediaBusinesses(page: { limit: number; cursor?: string | undefined }) {
   const { gsi1pk } = keys.mediaBusiness('');
-  const tag = 'media-businesses';
-  const start = decodeMediaCursor(page.cursor, tag, { gsi1pk, attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'] });
+  const binding = ['media-businesses'];
+  const start = decodeCursor(
+    page.cursor,
+    binding,
+    z.strictObject({
+      pk: keyPart('BUSINESS#'),
+      sk: keyValue(keys.livePhotoCount('').sk),
+      gsi1pk: keyValue(gsi1pk),
+      gsi1sk: keyPart(''),
+    }),
+  );
   const result = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -212,7 +222,7 @@ export async function listMediaBusinesses(page: { limit: number; cursor?: string
       business_id: String(item.business_id),
       live_photo_count: Number(item.live_photos),
     })),
-    next_cursor: encodeMediaCursor(tag, result.LastEvaluatedKey),
+    next_cursor: encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 
@@ -230,11 +240,18 @@ export async function listPhotos(query: {
   const { gsi1pk } = keys.photoFeed(query.businessId, '', '');
   // The same instant in any RFC 3339 spelling is the same filter (and the same cursor binding).
   const after = query.updatedAfter ? new Date(query.updatedAfter).toISOString() : undefined;
-  const tag = `photos:${query.businessId}:${query.includeDeleted}:${after ?? ''}`;
-  const start = decodeMediaCursor(query.cursor, tag, {
-    gsi1pk,
-    attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-  });
+  const binding = ['photos', query.businessId, query.includeDeleted, after ?? null];
+  const { pk } = keys.photo(query.businessId, '');
+  const start = decodeCursor(
+    query.cursor,
+    binding,
+    z.strictObject({
+      pk: keyValue(pk),
+      sk: keyPart('PHOTO#'),
+      gsi1pk: keyValue(gsi1pk),
+      gsi1sk: keyPart(''),
+    }),
+  );
   const result = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -249,7 +266,7 @@ export async function listPhotos(query: {
   );
   return {
     items: (result.Items ?? []).map((item) => photoView(storedPhoto(item))),
-    next_cursor: encodeMediaCursor(tag, result.LastEvaluatedKey),
+    next_cursor: encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 

@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
-import {
-  PutSecretValueCommand,
-  ResourceExistsException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { PutSecretValueCommand, ResourceExistsException } from '@aws-sdk/client-secrets-manager';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { optionalEnv } from '#lib/config/env.ts';
+import { secrets, secretsManager } from '#lib/config/secrets.ts';
 
 /**
  * The key that signs access tokens (ES256). In AWS it is a Secrets Manager secret
@@ -34,7 +30,7 @@ const hasPrivateKey = (keys: Partial<SigningKeys>): keys is SigningKeys =>
 async function readKeys(forceFetch = false): Promise<Partial<SigningKeys>> {
   const secretId = optionalEnv('OAUTH_SIGNING_KEY_SECRET_ID');
   const raw = secretId
-    ? await getSecret(secretId, { maxAge: SECRET_CACHE_SECONDS, forceFetch })
+    ? await secrets.get(secretId, { maxAge: SECRET_CACHE_SECONDS, forceFetch })
     : optionalEnv('OAUTH_SIGNING_KEY');
   if (typeof raw !== 'string') throw new Error('Set OAUTH_SIGNING_KEY_SECRET_ID or OAUTH_SIGNING_KEY');
   return JSON.parse(raw) as Partial<SigningKeys>;
@@ -47,7 +43,7 @@ async function signingKeys(): Promise<SigningKeys> {
   const secretId = optionalEnv('OAUTH_SIGNING_KEY_SECRET_ID');
   if (!secretId) throw new Error('OAUTH_SIGNING_KEY holds no private key with a kid under "current"');
   try {
-    await new SecretsManagerClient({}).send(
+    await secretsManager.send(
       new PutSecretValueCommand({
         SecretId: secretId,
         SecretString: JSON.stringify(await generateSigningKeys()),

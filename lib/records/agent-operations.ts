@@ -1,5 +1,6 @@
 import { assertAgentMayAccess } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
+import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import { getRecord, listMembers, listRecords } from '#lib/records/record-reads.ts';
@@ -22,6 +23,7 @@ interface AgentInput {
   body?: unknown;
   headers?: unknown;
   principal: AgentPrincipal;
+  idempotentCreate?: IdempotentCreate | undefined;
 }
 
 interface Target {
@@ -54,7 +56,10 @@ export async function createAgentRecord(entity: EntityName, input: AgentInput): 
   const { businessId } = target(entity, input);
   assertAgentMayAccess(input.principal, businessId, 'write');
   return withEtag(
-    await createRecord(entity, businessId, input.body as RecordFields, { actor: actorOf(input.principal) }),
+    await createRecord(entity, businessId, input.body as RecordFields, {
+      actor: actorOf(input.principal),
+      idempotentCreate: input.idempotentCreate,
+    }),
   );
 }
 

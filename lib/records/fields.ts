@@ -1,10 +1,11 @@
+import { emailAddress, webUrl } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /** Field types shared by several entities (DESIGN §5). */
 
 const CURRENCY = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR');
-const URL = z.url({ protocol: /^https?$/ }).max(2000);
-const EMAIL = z.email().max(320);
+const URL = webUrl();
+const EMAIL = emailAddress();
 const PHONE = z.string().regex(/^\+?[0-9 ().-]{3,32}$/, 'a phone number');
 const ID = z.uuid();
 

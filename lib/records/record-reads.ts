@@ -5,12 +5,13 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { decodeCursor, encodeCursor } from '#lib/records/cursor.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import type { RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
+import * as z from '#lib/validation/zod.ts';
 
 export async function getRecord(
   entity: EntityName,
@@ -25,20 +26,32 @@ export async function listRecords(
   businessId: string,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<{ records: RecordView[]; nextCursor: string | null }> {
-  const startKey = page.cursor ? decodeCursor(page.cursor, businessId, entity) : undefined;
+  const { gsi1pk } = keys.recordOrder(businessId, entity, null, '', '');
+  const record = keys.record(businessId, entity, '');
+  const binding = ['records', businessId, entity];
+  const startKey = decodeCursor(
+    page.cursor,
+    binding,
+    z.strictObject({
+      pk: keyValue(record.pk),
+      sk: keyPart(record.sk),
+      gsi1pk: keyValue(gsi1pk),
+      gsi1sk: keyPart(''),
+    }),
+  );
   const result = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :partition',
-      ExpressionAttributeValues: { ':partition': keys.recordOrder(businessId, entity, null, '', '').gsi1pk },
+      ExpressionAttributeValues: { ':partition': gsi1pk },
       Limit: page.limit,
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     }),
   );
   return {
     records: (result.Items ?? []).map((item) => recordView(item as StoredItem)),
-    nextCursor: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : null,
+    nextCursor: encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 

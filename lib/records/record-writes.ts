@@ -4,6 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '#lib/http/errors.ts';
+import {
+  assertSameRequest,
+  type IdempotentCreate,
+  REQUEST_HASH_ATTRIBUTE,
+} from '#lib/http/idempotent-create.ts';
 import { commitWithRetry } from '#lib/records/commit.ts';
 import {
   completeFields,
@@ -21,22 +26,59 @@ import {
   VersionConflictError,
   type WriteOptions,
 } from '#lib/records/record-types.ts';
+import { recordView } from '#lib/records/record-view.ts';
 import { findReferrers } from '#lib/records/references.ts';
 import { planWrite } from '#lib/records/write-plan.ts';
 
+/**
+ * Create a record. With `idempotentCreate` (the request carried an Idempotency-Key) its id is the
+ * key's and it keeps the request's hash: when a re-run finds the record already written (the
+ * first run's answer was lost), it answers with the stored record, or 422 for another request.
+ */
 export async function createRecord(
   entity: EntityName,
   businessId: string,
   body: RecordFields,
-  options: WriteOptions,
-  recordId: string = randomUUID(),
+  options: WriteOptions & { idempotentCreate?: IdempotentCreate | undefined },
+  recordId: string = options.idempotentCreate?.id ?? randomUUID(),
 ): Promise<RecordView> {
   const fields = completeFields(entity, body);
-  return commitWithRetry(async () => {
-    const pointer =
-      entity === 'location' && fields.is_primary === true ? await readPrimaryPointer(businessId) : undefined;
-    return planWrite({ entity, businessId, recordId, current: undefined, next: fields, pointer, options });
-  });
+  const { idempotentCreate } = options;
+  let attempt = 0;
+  try {
+    return await commitWithRetry(async () => {
+      // A refused create is re-planned: with a key, first see whether it is this key's record.
+      if (idempotentCreate && attempt++ > 0) {
+        const { current } = await readForWrite(entity, businessId, recordId, { allowMissing: true });
+        if (current) throw new AlreadyCreated(current);
+      }
+      const pointer =
+        entity === 'location' && fields.is_primary === true
+          ? await readPrimaryPointer(businessId)
+          : undefined;
+      return planWrite({
+        entity,
+        businessId,
+        recordId,
+        current: undefined,
+        next: fields,
+        pointer,
+        options,
+        hidden: idempotentCreate ? { [REQUEST_HASH_ATTRIBUTE]: idempotentCreate.requestHash } : undefined,
+      });
+    });
+  } catch (error) {
+    if (!(error instanceof AlreadyCreated) || !idempotentCreate) throw error;
+    assertSameRequest(error.item, idempotentCreate);
+    // As it is now (an update since would show), under the status of a create.
+    return recordView(error.item);
+  }
+}
+
+class AlreadyCreated extends Error {
+  constructor(readonly item: StoredItem) {
+    super('already created');
+  }
 }
 
 export async function replaceRecord(

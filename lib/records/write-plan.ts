@@ -35,6 +35,8 @@ export interface PlanInput {
   startVersion?: number | undefined;
   /** Id for the Change History entry, when the caller must know it in advance (undo). */
   historyId?: string | undefined;
+  /** Attributes stored on a created record that never appear in its view (an Idempotency-Key's request hash). */
+  hidden?: Record<string, unknown> | undefined;
 }
 
 export function planWrite(input: PlanInput): PlannedWrite {
@@ -65,7 +67,7 @@ export function planWrite(input: PlanInput): PlannedWrite {
  * delete moves the per-entity count (a create is refused at MAX_RECORDS_PER_ENTITY).
  */
 function planRecord(
-  { entity, businessId, recordId, current, next, options }: PlanInput,
+  { entity, businessId, recordId, current, next, options, hidden }: PlanInput,
   version: number,
   now: string,
   add: AddAction,
@@ -90,7 +92,13 @@ function planRecord(
       {
         Put: {
           TableName: tableName,
-          Item: { ...key, ...orderKey(entity, businessId, next, createdAt, recordId), entity, ...result },
+          Item: {
+            ...hidden,
+            ...key,
+            ...orderKey(entity, businessId, next, createdAt, recordId),
+            entity,
+            ...result,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

@@ -177,7 +177,7 @@ export const editsRoutes = {
     request: { params: ChangesetPathParams },
     response: ChangesetOutcome,
     errors: [403, 404, 409],
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
   },
   discardChangeset: {
     ...common,
@@ -218,7 +218,7 @@ export const editsRoutes = {
     request: { params: ChangesetPathParams },
     response: ChangesetOutcome,
     errors: [403, 404, 409],
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
   },
   undoChange: {
     ...common,

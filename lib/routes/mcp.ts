@@ -44,8 +44,9 @@ export const mcpRoutes = {
     response: z
       .unknown()
       .meta({ id: 'JsonRpcResponse', description: 'The JSON-RPC response (202, empty, for a notification)' }),
-    errors: [403, 405],
+    // 406: the MCP transport refuses a request whose Accept omits application/json or text/event-stream.
+    errors: [403, 405, 406],
     permissions: { table: 'readwrite' },
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
   },
 } as const satisfies Record<string, RouteDefinition>;

@@ -127,7 +127,7 @@ export const mediaRoutes = {
     errors: [400, 404, 413, 415],
     // The 4 MB image, its meta and the multipart framing.
     maxBodyBytes: 4 * 1024 * 1024 + 64 * 1024,
-    timeoutSeconds: 30,
+    timeoutSeconds: 28,
     permissions: { table: 'readwrite', photos: 'readwrite', photoKeys: 'businesses/*' },
   },
 } as const satisfies Record<string, RouteDefinition>;

@@ -1,5 +1,6 @@
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
+import { sdkClientOptions } from '#lib/config/timeouts.ts';
 
 /**
  * The private photo bucket (DESIGN §1, §8). One client per container; S3_ENDPOINT points it at
@@ -10,8 +11,7 @@ export const photosBucket = requiredEnv('PHOTOS_BUCKET');
 const endpoint = optionalEnv('S3_ENDPOINT');
 export const s3 = new S3Client({
   ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000 },
+  ...sdkClientOptions('s3'),
 });
 
 export const photoObjectKey = (businessId: string, photoId: string) =>

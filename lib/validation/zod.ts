@@ -7,6 +7,8 @@
  * when a schema needs it.
  */
 
+import { uuid as zodUuid } from 'zod';
+
 export type { infer, input, output, ZodError, ZodType } from 'zod';
 export {
   array,
@@ -21,11 +23,17 @@ export {
   number,
   object,
   record,
+  regexes,
   strictObject,
   string,
   union,
   unknown,
   url,
-  uuid,
   ZodObject,
 } from 'zod';
+
+/**
+ * A UUID, case-insensitive on input and lower case from the validation boundary on (RFC 9562 §4:
+ * a UUID's hex digits are case-insensitive): stores, comparisons and responses only see lower case.
+ */
+export const uuid = (params?: Parameters<typeof zodUuid>[0]) => zodUuid(params).toLowerCase();

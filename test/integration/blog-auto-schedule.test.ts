@@ -116,6 +116,10 @@ describe('blog auto-schedule', () => {
         async () => bearer(await craftToken('a@x.example', { audience: 'other-app' })),
       ],
       [
+        'an ID token instead of an access token',
+        async () => bearer(await craftToken('a@x.example', { tokenUse: 'id' })),
+      ],
+      [
         'a token with a bad signature',
         async () => bearer(await craftToken('a@x.example', { foreignKey: true })),
       ],

@@ -23,6 +23,21 @@ async function cli(script: string, args: string[], env: Record<string, string> =
   });
 }
 
+/** The CLI failed with exit code 1 and exactly one line on stderr, `error: …`, no stack trace. */
+async function failsInOneLine(running: Promise<unknown>): Promise<string> {
+  const failure = await running.then(
+    () => {
+      throw new Error('the command succeeded');
+    },
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure.code).toBe(1);
+  const lines = failure.stderr.trim().split('\n');
+  expect(lines, failure.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^error: /);
+  return lines[0] ?? '';
+}
+
 describe('command-line tools', () => {
   const harness = inject('harness');
   const business = harness.credentials.businesses[0];
@@ -49,6 +64,28 @@ describe('command-line tools', () => {
       expect(event).toMatchObject({ version: '2.0', routeKey: `${route.method} ${route.path}` });
     }
   });
+
+  it("event addresses the running stack's host", async () => {
+    const event = JSON.parse((await cli('event', ['getBlogAutoSchedule'])).stdout);
+
+    expect(event.headers.host).toBe(new URL(harness.baseUrl).host);
+  });
+
+  it('every CLI error is one line: unknown operation (naming the closest), missing file, unknown id, bad flag', async () => {
+    expect(await failsInOneLine(cli('event', ['getBlogAutoSchedul']))).toBe(
+      "error: unknown operation 'getBlogAutoSchedul'; did you mean getBlogAutoSchedule?",
+    );
+    expect(await failsInOneLine(cli('invoke', ['listfaqs']))).toContain('did you mean listFaqs?');
+    expect(
+      await failsInOneLine(cli('invoke', ['getBlogAutoSchedule', '--event', 'no/such/event.json'])),
+    ).toBe('error: --event: no/such/event.json does not exist');
+    expect(
+      await failsInOneLine(cli('agent-key', ['revoke', '00000000-0000-4000-8000-000000000000'])),
+    ).toContain('No agent key with id 00000000-0000-4000-8000-000000000000');
+    expect(await failsInOneLine(cli('oauth-client', ['revoke', 'no-such-client']))).toContain('No client');
+    expect(await failsInOneLine(cli('agent-key', ['list', '--bogus']))).toContain("Unknown option '--bogus'");
+    expect(await failsInOneLine(cli('token', ['--email']))).toContain('--email');
+  }, 120_000);
 
   it('invoke runs a handler against the running stack with a sample or a given event', async () => {
     const put = JSON.parse((await cli('invoke', ['putBlogAutoSchedule'])).stdout);
@@ -185,17 +222,15 @@ describe('command-line tools', () => {
 });
 
 describe('npm run synth', () => {
-  it('writes the CloudFormation templates offline, bundling every function with the local esbuild', async () => {
+  it('writes the CloudFormation templates offline, bundling every function with the local esbuild, and sums up in a few lines', async () => {
     const out = mkdtempSync(join(tmpdir(), 'bps-cdk-out-'));
     try {
-      await run(
-        process.execPath,
-        [join(ROOT_DIR, 'node_modules/aws-cdk/bin/cdk'), 'synth', '--quiet', '--output', out],
-        {
-          cwd: ROOT_DIR,
-          timeout: 240_000,
-        },
-      );
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'infra/synth.ts', '--output', out], {
+        cwd: ROOT_DIR,
+        timeout: 240_000,
+      });
+      expect(stdout).toMatch(/^Synthesized \d+ stacks and \d+ assets into /);
+      expect(stdout.trim().split('\n').length).toBeLessThanOrEqual(3);
       const templates = readdirSync(out).filter((file) => file.endsWith('.template.json'));
       expect(templates.length).toBeGreaterThanOrEqual(3);
       const assets = readdirSync(out).filter((file) => file.startsWith('asset.'));
@@ -207,6 +242,29 @@ describe('npm run synth', () => {
       rmSync(out, { recursive: true, force: true });
     }
   }, 300_000);
+});
+
+describe('npm run deploy', () => {
+  it('stops in one line before bundling anything when there are no AWS credentials', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bps-home-'));
+    try {
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        AWS_EC2_METADATA_DISABLED: 'true',
+      };
+      const line = await failsInOneLine(
+        run(process.execPath, ['--import', 'tsx', 'infra/deploy-preflight.ts'], {
+          cwd: ROOT_DIR,
+          env,
+          timeout: 60_000,
+        }),
+      );
+      expect(line).toContain('no AWS credentials');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('npm start', () => {
@@ -227,6 +285,39 @@ describe('npm start', () => {
     );
   });
 
+  it('takes --port from npm (npm start --port N, without --, arrives as npm_config_port), and a bad flag in one line', async () => {
+    const busyPort = Number(new URL(inject('harness').baseUrl).port);
+
+    const failure = await run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral'], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, npm_config_port: String(busyPort) },
+      timeout: 60_000,
+    }).catch((error) => error);
+    expect(failure.stderr.trim()).toBe(
+      `error: Port ${busyPort} is already in use; pass --port or set PORT to another port`,
+    );
+    expect(await failsInOneLine(start(['--prot', '3400']))).toContain("Unknown option '--prot'");
+  });
+
+  it('refuses with one line naming the running URL when a stack already runs on the same folder', async () => {
+    const harness = inject('harness');
+    const before = readFileSync(join(harness.stateDir, 'credentials.json'), 'utf8');
+
+    const failure = await run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--port', '0'], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, LOCAL_STATE_DIR: harness.stateDir },
+      timeout: 60_000,
+    }).catch((error) => error);
+
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^error: A stack already runs on .* at ${harness.baseUrl} \\(pid \\d+\\)`),
+      ),
+    ]);
+    expect(readFileSync(join(harness.stateDir, 'credentials.json'), 'utf8')).toBe(before);
+  });
+
   it('stops with one clear line when Java is missing', async () => {
     const nodeOnly = dirname(process.execPath);
 
@@ -235,6 +326,39 @@ describe('npm start', () => {
     expect(failure.stderr.trim()).toBe(
       'error: Java 17+ is required for DynamoDB Local but `java` was not found on PATH',
     );
+  });
+});
+
+describe('npm run reset', () => {
+  const reset = (stateDir: string) =>
+    run(process.execPath, ['--import', 'tsx', 'infra/local/reset.ts'], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, LOCAL_STATE_DIR: stateDir },
+      timeout: 60_000,
+    });
+
+  it('refuses in one line while a stack runs on the folder, and deletes nothing', async () => {
+    const harness = inject('harness');
+
+    const failure = await reset(harness.stateDir).catch((error) => error);
+
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim()).toMatch(
+      new RegExp(`^error: A stack already runs on .* at ${harness.baseUrl} `),
+    );
+    expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(harness.stateDir, 'credentials.json'))).toBe(true);
+  });
+
+  it('deletes the folder when its lock was left by a stack that is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bps-stale-'));
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    writeFileSync(join(dir, 'stack.lock'), JSON.stringify({ pid: gone.pid, url: 'http://127.0.0.1:1' }));
+
+    await reset(dir);
+
+    expect(existsSync(dir)).toBe(false);
   });
 });
 

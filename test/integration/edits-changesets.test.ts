@@ -158,6 +158,36 @@ describe('edits API: changesets, apply, revert, undo', () => {
     expect((await stage([])).status).toBe(422);
   });
 
+  it('edits the profile every business is born with: updates apply, create and delete are refused (422)', async () => {
+    const refused = await stage([
+      { entity: 'profile', action: 'create', fields: { name: 'Second profile' } },
+      { entity: 'profile', action: 'delete', record_id: 'profile' },
+    ]);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details).toEqual([
+      expect.objectContaining({
+        loc: ['body', 'items', 0, 'action'],
+        msg: expect.stringContaining('update it'),
+      }),
+      expect.objectContaining({
+        loc: ['body', 'items', 1, 'action'],
+        msg: expect.stringContaining('update it'),
+      }),
+    ]);
+
+    // record_id may be left out: the profile's is always `profile`.
+    const staged = await stage([{ entity: 'profile', action: 'update', fields: { tagline: 'Fresh daily' } }]);
+    expect(staged.status).toBe(201);
+    expect(staged.body.data.items[0]).toMatchObject({ record_id: 'profile', before: { tagline: null } });
+    const applied = await post(`/changesets/${staged.body.data.id}/apply`);
+    expect(applied.body.data.items[0].status).toBe('applied');
+
+    const snapshot = await api('GET', edits(`/sessions/${sessionId}/snapshot`), {
+      token: tenant.tokens.owner,
+    });
+    expect(snapshot.body.data.profile).toMatchObject({ tagline: 'Fresh daily', version: 2 });
+  });
+
   it('answers 409 in the wrong state: apply twice, tick or discard after apply, revert twice, closed session', async () => {
     const faq = await createFaq('Q?');
     const changeset = (

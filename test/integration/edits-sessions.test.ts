@@ -96,7 +96,13 @@ describe('edits API: sessions and reads', () => {
 
     expect(snapshot.status).toBe(200);
     expect(snapshot.body.data.business_id).toBe(tenant.businessId);
-    expect(snapshot.body.data.profile).toBeNull();
+    // Every business is created with its profile, named like the business.
+    expect(snapshot.body.data.profile).toMatchObject({
+      id: 'profile',
+      business_id: tenant.businessId,
+      name: expect.stringMatching(/^Test business /),
+      version: 1,
+    });
     expect(snapshot.body.data.records.faq).toEqual([
       { record_id: first.id, version: 1, label: 'First?', updated_at: first.updated_at },
       { record_id: later.id, version: 1, label: 'Second?', updated_at: later.updated_at },
@@ -132,11 +138,12 @@ describe('edits API: sessions and reads', () => {
     expect(read.status).toBe(200);
     expect(read.body.data).toEqual({ entity: 'faq', record_id: faq.id, version: 1, data: faq });
 
-    for (const path of [
-      `/records/faq/${theirs.id}`,
-      '/records/profile/profile',
-      `/records/location/${faq.id}`,
-    ]) {
+    const profile = await api('GET', edits(`/sessions/${session.id}/records/profile/profile`), {
+      token: tenant.tokens.owner,
+    });
+    expect(profile.body.data).toMatchObject({ entity: 'profile', record_id: 'profile', version: 1 });
+
+    for (const path of [`/records/faq/${theirs.id}`, `/records/location/${faq.id}`]) {
       expect(
         (await api('GET', edits(`/sessions/${session.id}${path}`), { token: tenant.tokens.owner })).status,
         path,

@@ -1,7 +1,13 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
 
 describe('local harness', () => {
@@ -53,7 +59,22 @@ describe('local harness', () => {
 
     const docs = await fetch(`${harness.baseUrl}/docs`);
     expect(docs.headers.get('content-type')).toContain('text/html');
-    expect(await docs.text()).toContain('/openapi.json');
+    const page = await docs.text();
+    expect(page).toContain('/openapi.json');
+    expect(page).toContain('persistAuthorization: true');
+    expect(page).toContain('deepLinking: true');
+    // "Try it out" comes filled in with the first demo business and its records.
+    const business = harness.credentials.businesses[0];
+    const schedule = openApi.body.paths['/api/v1/businesses/{business_id}/blog_posts/auto_schedule'].get;
+    expect(schedule.parameters.find((p: { name: string }) => p.name === 'business_id').example).toBe(
+      business?.id,
+    );
+    const faq = openApi.body.paths['/api/v1/agent/businesses/{business_id}/faqs/{faq_id}'].get;
+    const faqId = faq.parameters.find((p: { name: string }) => p.name === 'faq_id').example;
+    const agentRead = await api('GET', `/api/v1/agent/businesses/${business?.id}/faqs/${faqId}`, {
+      token: harness.credentials.agent_key,
+    });
+    expect(agentRead.status).toBe(200);
     expect((await fetch(`${harness.baseUrl}/docs/swagger-ui-bundle.js`)).status).toBe(200);
 
     const jwks = await api('GET', '/local-issuer/.well-known/jwks.json');
@@ -80,6 +101,55 @@ describe('local harness', () => {
     expect(response.body).toEqual({ message: 'Request Entity Too Large' });
   });
 
+  it('closes the connection after refusing a body with 413, so a keep-alive client goes on with a fresh one', async () => {
+    const business = harness.credentials.businesses[0];
+    const path = `/api/v1/businesses/${business?.id}/blog_posts/auto_schedule`;
+    // One socket at most: the second request must reuse it unless the server said it was closing.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, body?: Buffer) =>
+      new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
+        const request = httpRequest(
+          `${harness.baseUrl}${path}`,
+          {
+            method,
+            agent,
+            headers: {
+              authorization: `Bearer ${business?.tokens.owner}`,
+              'content-type': 'application/json',
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk) => {
+              text += chunk;
+            });
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, text }),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+    try {
+      const refused = await send('PUT', Buffer.alloc(10 * 1024 * 1024 + 1, 0x20));
+      expect(refused).toMatchObject({ status: 413, connection: 'close' });
+      expect([200, 404]).toContain((await send('GET')).status);
+    } finally {
+      agent.destroy();
+    }
+
+    // The same with fetch (undici keeps connections alive by default).
+    const tooLarge = await fetch(`${harness.baseUrl}${path}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20),
+    });
+    expect(tooLarge.status).toBe(413);
+    await tooLarge.text();
+    expect((await fetch(`${harness.baseUrl}/health`)).status).toBe(200);
+  });
+
   it('gives every request its own request id', async () => {
     const business = harness.credentials.businesses[0];
     const ids = new Set<string>();
@@ -90,4 +160,61 @@ describe('local harness', () => {
 
     expect(ids.size).toBe(5);
   });
+});
+
+describe('a harness that is still starting', () => {
+  const freePort = async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    server.close();
+    return typeof address === 'object' && address ? address.port : 0;
+  };
+
+  it('answers 503 with retry-after at once, never leaving a request hanging, then serves when ready', async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', '--port', String(port), '--ready-json'],
+      {
+        cwd: ROOT_DIR,
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      },
+    );
+    const exited = once(child, 'exit');
+    const ready = new Promise<void>((resolve) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        if (line.startsWith('HARNESS_READY ')) resolve();
+      });
+    });
+    let early: Response | undefined;
+    let isReady = false;
+    void ready.then(() => {
+      isReady = true;
+    });
+    try {
+      // The port is open as soon as the harness starts, long before DynamoDB Local is up.
+      while (!early && !isReady) {
+        early = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5_000) }).catch(
+          () => undefined,
+        );
+        if (!early) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(early, 'the harness became ready before a request got in').toBeDefined();
+      expect(early?.status).toBe(503);
+      expect(early?.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await early?.json()).toMatchObject({
+        success: false,
+        request_id: expect.any(String),
+        error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) },
+      });
+
+      await ready;
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      child.stdin?.end();
+      await exited;
+    }
+  }, 120_000);
 });

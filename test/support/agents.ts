@@ -18,7 +18,10 @@ export interface AgentTenant {
 }
 
 async function businessWithKey(): Promise<{ businessId: string; key: string }> {
-  const business = await createBusiness({ name: `Agent test ${randomUUID().slice(0, 8)}` });
+  const business = await createBusiness({
+    name: `Agent test ${randomUUID().slice(0, 8)}`,
+    createdBy: { type: 'user', id: randomUUID() },
+  });
   const { key } = await createAgentKey({
     name: 'test-agent',
     businesses: [business.id],

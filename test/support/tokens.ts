@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { inject } from 'vitest';
 import {
+  cognitoAccessTokenClaims,
   type DevIssuer,
   LOCAL_AUDIENCE,
   LOCAL_ISSUER,
@@ -20,24 +21,31 @@ export function issuer(): Promise<DevIssuer> {
 
 export interface TokenOverrides {
   issuer?: string;
+  /** The app client id (`client_id`). */
   audience?: string;
+  /** Cognito's `token_use` ('id' for an ID token, which the service refuses). */
+  tokenUse?: string;
   /** Seconds from now; negative = already expired. */
   expiresIn?: number;
   /** Sign with a key the service has never seen, under the real key id. */
   foreignKey?: boolean;
 }
 
-/** A token like the dev issuer's, with one thing wrong, for the 401 cases. */
+/** A token like the dev issuer's (a Cognito-shaped access token), with one thing wrong, for the 401 cases. */
 export async function craftToken(email: string, overrides: TokenOverrides): Promise<string> {
   const jwk = JSON.parse(readFileSync(join(inject('harness').stateDir, 'issuer-key.json'), 'utf8')) as JWK;
   const key = overrides.foreignKey
     ? (await generateKeyPair('ES256')).privateKey
     : await importJWK(jwk, 'ES256');
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ email, email_verified: true })
+  const claims = cognitoAccessTokenClaims({
+    subject: localSubject(email),
+    clientId: overrides.audience ?? LOCAL_AUDIENCE,
+    email,
+  });
+  return new SignJWT({ ...claims, ...(overrides.tokenUse ? { token_use: overrides.tokenUse } : {}) })
     .setProtectedHeader({ alg: 'ES256', kid: jwk.kid ?? '' })
     .setIssuer(overrides.issuer ?? LOCAL_ISSUER)
-    .setAudience(overrides.audience ?? LOCAL_AUDIENCE)
     .setSubject(localSubject(email))
     .setIssuedAt(now - 3600)
     .setExpirationTime(now + (overrides.expiresIn ?? 3600))

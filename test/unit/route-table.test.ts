@@ -14,7 +14,10 @@ function handlerFiles(dir: string): string[] {
 
 describe('route table', () => {
   it('has a handler file for every route and a route for every handler file', () => {
-    const files = handlerFiles(join(ROOT_DIR, 'functions')).sort();
+    // functions/triggers/ holds the functions AWS services invoke (Cognito), not HTTP routes.
+    const files = handlerFiles(join(ROOT_DIR, 'functions'))
+      .filter((file) => !file.startsWith('functions/triggers/'))
+      .sort();
     const routed = routeTable.map((route) => route.handler).sort();
 
     expect(routed).toEqual(files);

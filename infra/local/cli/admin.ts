@@ -4,8 +4,9 @@
  * Talks to the running local stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
  */
 import { parseArgs } from 'node:util';
-import { fail, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
 
+speakOneLine();
 const { values, positionals } = parseArgs({
   options: { email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' } },
   allowPositionals: true,

@@ -8,8 +8,9 @@
  * Talks to the running local stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
  */
 import { parseArgs } from 'node:util';
-import { fail, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
 
+speakOneLine();
 const { values, positionals } = parseArgs({
   options: {
     name: { type: 'string' },

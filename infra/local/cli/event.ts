@@ -1,9 +1,8 @@
 /** `npm run event -- <operationId>`: print a sample API Gateway (payload 2.0) event for one operation. */
-import { findRoute, routeTable } from '#lib/routes/route-table.ts';
 import { sampleEvent } from '../sample-event.ts';
-import { fail, localCredentials } from './local-stack.ts';
+import { localCredentials, speakOneLine } from './local-stack.ts';
+import { operationNamed } from './operation.ts';
 
-const operationId = process.argv[2];
-const route = operationId ? findRoute(operationId) : undefined;
-if (!route) fail(`name an operation: ${routeTable.map((r) => r.operationId).join(', ')}`);
+speakOneLine();
+const route = operationNamed(process.argv[2], 'event');
 console.log(JSON.stringify(sampleEvent(route, localCredentials()), null, 2));

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { imageSize } from 'image-size';
-import { fail, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
 
 const TYPES: Record<string, string> = {
   jpg: 'image/jpeg',
@@ -19,6 +19,7 @@ const TYPES: Record<string, string> = {
   avif: 'image/avif',
 };
 
+speakOneLine();
 const { values, positionals } = parseArgs({
   options: { industry: { type: 'string' }, alt: { type: 'string' } },
   allowPositionals: true,

@@ -3,24 +3,26 @@
  * event (like `sam local invoke`) against the running local stack, and print its result.
  * Without --event it uses `npm run event`'s sample.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { findRoute, routeTable } from '#lib/routes/route-table.ts';
-import { invokeRoute } from '../lambda-runner.ts';
+import { invokeRoute, stopFunctions } from '../lambda-runner.ts';
 import { ROOT_DIR } from '../paths.ts';
 import { sampleEvent } from '../sample-event.ts';
-import { fail, localCredentials, useLocalStack } from './local-stack.ts';
+import { fail, localCredentials, speakOneLine, useLocalStack } from './local-stack.ts';
+import { operationNamed } from './operation.ts';
 
+speakOneLine();
 const { values, positionals } = parseArgs({ options: { event: { type: 'string' } }, allowPositionals: true });
-const route = positionals[0] ? findRoute(positionals[0]) : undefined;
-if (!route) fail(`name an operation: ${routeTable.map((r) => r.operationId).join(', ')}`);
+const route = operationNamed(positionals[0], 'invoke');
+if (values.event !== undefined && !existsSync(values.event)) fail(`--event: ${values.event} does not exist`);
 useLocalStack();
 
 const event: APIGatewayProxyEventV2 = values.event
-  ? JSON.parse(readFileSync(values.event, 'utf8'))
+  ? parseEvent(values.event)
   : sampleEvent(route, localCredentials());
-const response = await invokeRoute(ROOT_DIR, route, event);
+const { response } = await invokeRoute(ROOT_DIR, route, event);
+await stopFunctions();
 const body = response.body.toString('utf8');
 console.log(
   JSON.stringify(
@@ -35,5 +37,13 @@ function tryJson(text: string): unknown {
     return text === '' ? undefined : JSON.parse(text);
   } catch {
     return text;
+  }
+}
+
+function parseEvent(file: string): APIGatewayProxyEventV2 {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    fail(`--event: ${file} is not a JSON event (npm run event -- ${route.operationId} prints one)`);
   }
 }

@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../../openapi.ts';
+import { speakOneLine } from './local-stack.ts';
 
+speakOneLine();
 const { values } = parseArgs({ options: { server: { type: 'string', default: '/' } } });
 console.log(JSON.stringify(buildOpenApiDocument(routeTable, values.server), null, 2));

@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadDevIssuer } from '../dev-issuer.ts';
 import { STATE_DIR } from '../paths.ts';
-import { fail } from './local-stack.ts';
+import { fail, speakOneLine } from './local-stack.ts';
 
+speakOneLine();
 const { values } = parseArgs({
   options: { email: { type: 'string' }, hours: { type: 'string', default: '24' } },
 });

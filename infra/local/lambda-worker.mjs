@@ -1,0 +1,46 @@
+// One Lambda "container" of the local harness: a worker thread that loads one function's handler
+// and runs its invocations (see lambda-runner.ts). Plain JavaScript so that it can register the
+// TypeScript loader before it imports the handler, whatever started the harness.
+import { parentPort, workerData } from 'node:worker_threads';
+import { register } from 'tsx/esm/api';
+
+register();
+const { countDynamoUsage } = await import('../../lib/db/call-counter.ts');
+
+// The init phase, as Lambda runs it before the first invocation (outside the function's timeout).
+let handler;
+try {
+  const module = await import(workerData.handlerUrl);
+  if (typeof module.handler !== 'function')
+    throw new Error(`${workerData.handlerFile} does not export a handler`);
+  handler = module.handler;
+  parentPort?.postMessage({ ready: true });
+} catch (error) {
+  parentPort?.postMessage({
+    initError: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+}
+
+parentPort?.on('message', async ({ id, event, context }) => {
+  const deadline = Date.now() + context.remainingMs;
+  const lambdaContext = {
+    ...context,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+  try {
+    // The DynamoDB calls of this invocation, counted in this worker where the SDK client lives.
+    // A request with x-local-dynamodb-delay-ms (the bench) has each DynamoDB call wait that long
+    // first, as over a network; at most a second.
+    const delayMs = Math.min(1000, Number(event.headers?.['x-local-dynamodb-delay-ms']) || 0);
+    const { result, usage } = await countDynamoUsage(() => handler(event, lambdaContext), { delayMs });
+    parentPort?.postMessage({ id, result: result === undefined ? null : result, usage });
+  } catch (error) {
+    parentPort?.postMessage({
+      id,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  }
+});

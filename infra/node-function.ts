@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { esbuildOptions } from './bundling.ts';
+import { ROOT_DIR } from './local/paths.ts';
+
+export interface NodeFunctionProps {
+  /** Handler source relative to the repository root. */
+  entry: string;
+  description: string;
+  timeoutSeconds: number;
+  environment: Record<string, string>;
+}
+
+/**
+ * A function with our defaults (Node 22, arm64, ESM, minified, source maps, SDK bundled, X-Ray
+ * active tracing), its own log group and its own role allowed to write only there. Routes
+ * (ServiceFunction) and the Cognito trigger use it; callers add their own grants to `role`.
+ */
+export class NodeFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: NodeFunctionProps) {
+    super(scope, id);
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of the managed basic-execution policy: it may write to this log group only.
+    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(this.role);
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: join(ROOT_DIR, props.entry),
+      projectRoot: ROOT_DIR,
+      depsLockFilePath: join(ROOT_DIR, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 1024,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      description: props.description,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'business-platform',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      role: this.role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: lambda.Tracing.ACTIVE,
+      bundling: {
+        format: nodejs.OutputFormat.ESM,
+        target: esbuildOptions.target,
+        minify: esbuildOptions.minify,
+        sourceMap: esbuildOptions.sourcemap,
+        mainFields: esbuildOptions.mainFields,
+        banner: esbuildOptions.banner.js,
+        externalModules: esbuildOptions.external,
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'DESIGN §1 fixes the runtime at Node.js 22 (nodejs22.x); moving to a newer one is a deliberate, tested change.',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions (AWS documents Resource "*").',
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
+
+/**
+ * What one stack hands another, as SSM parameters instead of CloudFormation exports: an export
+ * cannot change while another stack imports it, so switching the issuer, replacing an API or
+ * moving the table would block the deployment. A stack reads a parameter's current value at each
+ * of its deployments (a `AWS::SSM::Parameter::Value<String>` parameter), so every stack updates on
+ * its own; `cdk deploy --all` deploys the writer first (explicit stack dependencies).
+ */
+export type ParameterKey =
+  | 'table-name'
+  | 'table-arn'
+  | 'photos-bucket-name'
+  | 'photos-bucket-arn'
+  | 'internal-api-keys-arn'
+  | 'oauth-signing-key-arn'
+  | 'cursor-secret-arn'
+  | 'jwt-issuer'
+  | 'jwt-audience'
+  | 'jwt-profile'
+  | 'console-api-id'
+  | 'assistant-api-id'
+  | 'alarm-topic-arn';
+
+export const parameterName = (stage: string, key: ParameterKey) => `/business-platform/${stage}/${key}`;
+
+export function publishParameter(scope: Construct, stage: string, key: ParameterKey, value: string): void {
+  new ssm.StringParameter(scope, `Parameter-${key}`, {
+    parameterName: parameterName(stage, key),
+    stringValue: value,
+    description: 'Read by the other stacks of the Business Platform Service at deployment',
+  });
+}
+
+/** The parameter's value at this stack's deployment (a token in the template). */
+export const readParameter = (scope: Construct, stage: string, key: ParameterKey): string =>
+  ssm.StringParameter.valueForStringParameter(scope, parameterName(stage, key));

@@ -1,0 +1,117 @@
+import type { App } from 'aws-cdk-lib';
+import { consoleOrigins } from '#lib/http/cors.ts';
+
+/**
+ * Every deployment setting, read once from CDK context (cdk.json or -c key=value) and checked
+ * before any stack is built. README "Deploy" lists them.
+ */
+export interface ServiceContext {
+  stage: string;
+  sesSender: string;
+  /** The SES identity that sends: the sender's domain or address (context `sesIdentity`). */
+  sesIdentity: string;
+  /** 'create' the identity in the stateful stack, or 'import' one verified already. */
+  sesIdentityMode: 'create' | 'import';
+  consoleUrl: string;
+  consoleOrigins: string[];
+  /** 'hosted' = Cognito's authorization-code flow with a domain; 'srp' = the console signs in by SRP only. */
+  consoleSignIn: 'hosted' | 'srp';
+  cognitoDomainPrefix: string | undefined;
+  externalIssuer: { issuer: string; audience: string } | undefined;
+  publicUrl: string | undefined;
+  photosPublicBaseUrl: string | undefined;
+  mcpAllowedOrigins: string[];
+  retainData: boolean;
+  throttle: { rateLimit: number; burstLimit: number };
+  /** The unauthenticated OAuth endpoints (register, token, revoke, authorize, discovery). */
+  oauthThrottle: { rateLimit: number; burstLimit: number };
+  /** E-mail address the alarms notify (SNS subscription); none when unset. */
+  alarmEmail: string | undefined;
+}
+
+/** A setting that stops synthesis: printed as one line by infra/app.ts. */
+export class ContextError extends Error {}
+
+const PLACEHOLDER_DOMAIN = /(^|\.)example\.com$/i;
+
+export function readServiceContext(app: App): ServiceContext {
+  const raw = (key: string): string | undefined => {
+    const value: unknown = app.node.tryGetContext(key);
+    return value === undefined || value === null || value === '' ? undefined : String(value);
+  };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const value = raw(key);
+    if (value === undefined) return fallback;
+    if (value !== 'true' && value !== 'false') throw new ContextError(`context ${key} must be true or false`);
+    return value === 'true';
+  };
+  const positive = (key: string, fallback: number): number => {
+    const value = raw(key);
+    if (value === undefined) return fallback;
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0)
+      throw new ContextError(`context ${key} must be a positive number`);
+    return number;
+  };
+  const oneOf = <T extends string>(key: string, values: readonly T[], fallback: T): T => {
+    const value = raw(key) ?? fallback;
+    if (!(values as readonly string[]).includes(value)) {
+      throw new ContextError(`context ${key} must be one of ${values.join(', ')}`);
+    }
+    return value as T;
+  };
+
+  const stage = raw('stage') ?? 'dev';
+  const sesSender = raw('sesSender') ?? 'no-reply@example.com';
+  const consoleUrl = (raw('consoleUrl') ?? 'https://console.example.com').replace(/\/+$/, '');
+  const senderDomain = sesSender.split('@')[1] ?? '';
+  if (stage !== 'dev') {
+    const placeholders = [
+      PLACEHOLDER_DOMAIN.test(senderDomain) ? `sesSender (${sesSender})` : undefined,
+      PLACEHOLDER_DOMAIN.test(new URL(consoleUrl).hostname) ? `consoleUrl (${consoleUrl})` : undefined,
+    ].filter(Boolean);
+    if (placeholders.length > 0) {
+      throw new ContextError(
+        `stage "${stage}" still uses the example.com defaults for ${placeholders.join(' and ')}: set them with -c key=value or in cdk.json`,
+      );
+    }
+  }
+  const issuer = raw('issuer');
+  const issuerAudience = raw('issuerAudience');
+  if (Boolean(issuer) !== Boolean(issuerAudience)) {
+    throw new ContextError('context issuer and issuerAudience go together: set both or neither');
+  }
+  let origins: string[];
+  try {
+    origins = consoleOrigins(raw('consoleOrigins'), consoleUrl);
+  } catch (error) {
+    throw new ContextError((error as Error).message);
+  }
+  const defaultRate = positive('throttleRate', 50);
+  return {
+    stage,
+    sesSender,
+    sesIdentity: raw('sesIdentity') ?? sesSender,
+    sesIdentityMode: oneOf('sesIdentityMode', ['create', 'import'] as const, 'create'),
+    consoleUrl,
+    consoleOrigins: origins,
+    consoleSignIn: oneOf('consoleSignIn', ['hosted', 'srp'] as const, 'hosted'),
+    cognitoDomainPrefix: raw('cognitoDomainPrefix'),
+    externalIssuer: issuer && issuerAudience ? { issuer, audience: issuerAudience } : undefined,
+    publicUrl: raw('publicUrl')?.replace(/\/+$/, ''),
+    photosPublicBaseUrl: raw('photosPublicBaseUrl'),
+    // Browser pages that may call /mcp (DNS-rebinding protection): the console unless told otherwise.
+    mcpAllowedOrigins: (raw('mcpAllowedOrigins') ?? new URL(consoleUrl).origin)
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    // Data outlives the stack unless a throwaway deployment says otherwise.
+    retainData: flag('retainData', true),
+    throttle: { rateLimit: defaultRate, burstLimit: positive('throttleBurst', defaultRate * 2) },
+    oauthThrottle: {
+      rateLimit: positive('oauthThrottleRate', 5),
+      burstLimit: positive('oauthThrottleBurst', 10),
+    },
+    alarmEmail: raw('alarmEmail'),
+  };
+}

@@ -1,0 +1,269 @@
+import { spawnSync } from 'node:child_process';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
+import { CONSOLE_CORS } from '#lib/http/cors.ts';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+import { type Json, type Resources, synthesize } from '../support/cdk-app.ts';
+
+/** Issue 12: what a first deployment into a customer account needs, read from the templates. */
+type Synth = ReturnType<typeof synthesize>;
+/** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
+const SYNTH_TIMEOUT = 180_000;
+const ofType = (resources: Resources, type: string) =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+describe('CDK app, as deployed by default', () => {
+  let app: Synth;
+  let stateful: Template;
+
+  beforeAll(() => {
+    app = synthesize();
+    stateful = app.template('-Stateful');
+  }, SYNTH_TIMEOUT);
+
+  it('adds e-mail claims to access tokens with a V2_0 Pre Token Generation trigger', () => {
+    stateful.hasResourceProperties('AWS::Cognito::UserPool', {
+      LambdaConfig: {
+        PreTokenGenerationConfig: { LambdaVersion: 'V2_0', LambdaArn: Match.anyValue() },
+      },
+      UserPoolTier: 'PLUS',
+    });
+    stateful.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('Pre Token Generation'),
+      Runtime: 'nodejs22.x',
+    });
+  });
+
+  it('gives the console app client the authorization-code grant only, on the console URL', () => {
+    stateful.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email', 'profile'],
+      CallbackURLs: ['https://console.example.com/auth/callback'],
+      LogoutURLs: ['https://console.example.com/'],
+      GenerateSecret: false,
+      SupportedIdentityProviders: ['COGNITO'],
+    });
+    stateful.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
+  });
+
+  it('answers CORS for the console origin on the console API only', () => {
+    const api = app.template('-Api');
+    api.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      Description: Match.stringLikeRegexp('console'),
+      CorsConfiguration: {
+        AllowOrigins: ['https://console.example.com'],
+        AllowHeaders: [...CONSOLE_CORS.allowHeaders],
+        ExposeHeaders: [...CONSOLE_CORS.exposeHeaders],
+        AllowMethods: [...CONSOLE_CORS.allowMethods],
+        MaxAge: CONSOLE_CORS.maxAgeSeconds,
+        AllowCredentials: false,
+      },
+    });
+    // The assistant API's any-origin routes answer for themselves: API-level CORS would drop that.
+    api.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      Description: Match.stringLikeRegexp('OAuth'),
+      CorsConfiguration: Match.absent(),
+    });
+  });
+
+  it('throttles every route, and the unauthenticated OAuth routes harder', () => {
+    const stages = ofType(app.template('-Stages').toJSON().Resources, 'AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(2);
+    for (const [, stage] of stages) {
+      expect(stage.Properties?.DefaultRouteSettings).toMatchObject({
+        ThrottlingRateLimit: 50,
+        ThrottlingBurstLimit: 100,
+      });
+    }
+    const routeSettings = Object.assign(
+      {},
+      ...stages.map(([, stage]) => stage.Properties?.RouteSettings ?? {}),
+    );
+    for (const key of [
+      'POST /oauth/token',
+      'POST /oauth/register',
+      'POST /oauth/revoke',
+      'GET /oauth/authorize',
+    ]) {
+      expect(routeSettings[key], key).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
+    }
+    // Authenticated routes keep the stage default.
+    expect(routeSettings['POST /mcp']).toBeUndefined();
+  });
+
+  it('creates the SES identity of the sender and lets only the invite function send, as that sender', () => {
+    stateful.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
+    const statements = ofType(app.resources(), 'AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[])
+      .filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('ses:')));
+    const senders = routeTable.filter((route) => route.permissions.sendEmail);
+
+    expect(statements).toHaveLength(senders.length);
+    for (const statement of statements) {
+      expect(statement.Resource['Fn::Join'][1].at(-1)).toBe(':identity/no-reply@example.com');
+      expect(statement.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
+    }
+  });
+
+  it('stops every function before API Gateway would (≤ 28 s), and traces it with X-Ray', () => {
+    const functions = ofType(app.resources(), 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties?.Runtime === 'nodejs22.x',
+    );
+    expect(functions.length).toBeGreaterThan(routeTable.length);
+    for (const [id, fn] of functions) {
+      expect(fn.Properties?.Timeout, id).toBeLessThanOrEqual(MAX_FUNCTION_TIMEOUT_SECONDS);
+      expect(fn.Properties?.TracingConfig, id).toEqual({ Mode: 'Active' });
+    }
+  });
+
+  it('retains data by default, with deletion protection, and expires old photo versions', () => {
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::Cognito::UserPool']) {
+      stateful.hasResource(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    stateful.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
+    });
+    stateful.hasResourceProperties('AWS::Cognito::UserPool', { DeletionProtection: 'ACTIVE' });
+    stateful.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: [Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' })],
+      },
+    });
+  });
+
+  it('hands values between stacks as SSM parameters, never exports', () => {
+    for (const [name, template] of app.templates) {
+      const json = JSON.stringify(template.toJSON());
+      expect(json, name).not.toContain('Fn::ImportValue');
+      expect(template.toJSON().Outputs ?? {}, name).not.toSatisfy((outputs: Json) =>
+        Object.values(outputs).some((output: Json) => output.Export),
+      );
+    }
+    stateful.hasResourceProperties('AWS::SSM::Parameter', { Name: '/business-platform/dev/table-name' });
+  });
+
+  it('outputs the API URLs, user pool and client ids, table and bucket names', () => {
+    for (const output of [
+      'TableName',
+      'PhotosBucketName',
+      'UserPoolId',
+      'ConsoleClientId',
+      'ConsoleIssuer',
+    ]) {
+      stateful.hasOutput(output, {});
+    }
+    const api = app.template('-Api');
+    api.hasOutput('ConsoleApiUrl', {});
+    api.hasOutput('AssistantApiUrl', {});
+  });
+
+  it('allows no wildcard action in any policy', () => {
+    const actions = ofType(app.resources(), 'AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[])
+      .flatMap((statement) => [statement.Action].flat() as string[]);
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+  });
+
+  it('alarms on every routed function and on the 5xx rate of both APIs', () => {
+    const alarms = ofType(app.resources(), 'AWS::CloudWatch::Alarm');
+    const functionAlarms = alarms.filter(([, alarm]) =>
+      String(alarm.Properties?.AlarmDescription).startsWith('Function '),
+    );
+    const apiAlarms = alarms.filter(([, alarm]) =>
+      String(alarm.Properties?.AlarmDescription).includes('5xx'),
+    );
+
+    expect(functionAlarms).toHaveLength(routeTable.length);
+    expect(apiAlarms).toHaveLength(2);
+    for (const [, alarm] of alarms) expect(alarm.Properties?.AlarmActions).toHaveLength(1);
+  });
+});
+
+describe('CDK app with other settings', () => {
+  let app: Synth;
+
+  beforeAll(() => {
+    app = synthesize({
+      stage: 'test',
+      sesSender: 'hello@mail.customer.test',
+      sesIdentity: 'mail.customer.test',
+      sesIdentityMode: 'import',
+      consoleUrl: 'https://console.customer.test',
+      consoleOrigins: 'https://console.customer.test,https://staging-console.customer.test',
+      consoleSignIn: 'srp',
+      retainData: 'false',
+      throttleRate: '200',
+      throttleBurst: '400',
+    });
+  }, SYNTH_TIMEOUT);
+
+  it('takes the console origins from context', () => {
+    app.template('-Api').hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: Match.objectLike({
+        AllowOrigins: ['https://console.customer.test', 'https://staging-console.customer.test'],
+      }),
+    });
+  });
+
+  it('disables OAuth on the app client and has no domain when the console signs in by SRP', () => {
+    const stateful = app.template('-Stateful');
+    stateful.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
+    stateful.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      AllowedOAuthFlowsUserPoolClient: false,
+      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_SRP_AUTH']),
+    });
+  });
+
+  it('imports the SES domain identity and scopes the grant to it', () => {
+    app.template('-Stateful').resourceCountIs('AWS::SES::EmailIdentity', 0);
+    const statement = ofType(app.resources(), 'AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[])
+      .find((candidate) => [candidate.Action].flat().includes('ses:SendEmail'));
+    expect(statement.Resource['Fn::Join'][1].at(-1)).toBe(':identity/mail.customer.test');
+    expect(statement.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'hello@mail.customer.test' } });
+  });
+
+  it('deletes data with the stack when retainData is false', () => {
+    const stateful = app.template('-Stateful');
+    stateful.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+    stateful.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+  });
+
+  it('takes the stage throttling from context', () => {
+    const stages = ofType(app.template('-Stages').toJSON().Resources, 'AWS::ApiGatewayV2::Stage');
+    for (const [, stage] of stages) {
+      expect(stage.Properties?.DefaultRouteSettings).toMatchObject({
+        ThrottlingRateLimit: 200,
+        ThrottlingBurstLimit: 400,
+      });
+    }
+  });
+});
+
+describe('synth outside dev', () => {
+  it(
+    'refuses the example.com defaults with one line',
+    () => {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+        cwd: ROOT_DIR,
+        env: {
+          ...process.env,
+          CDK_CONTEXT_JSON: JSON.stringify({ stage: 'prod' }),
+          CDK_OUTDIR: '/nonexistent',
+        },
+        encoding: 'utf8',
+      });
+
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'error: stage "prod" still uses the example.com defaults for sesSender (no-reply@example.com) and consoleUrl (https://console.example.com): set them with -c key=value or in cdk.json',
+      ]);
+    },
+    SYNTH_TIMEOUT,
+  );
+});
