@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { BUNDLE_FILE, esbuildOptions } from '../infra/bundling.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
+import { type Spread, spread } from './stats.ts';
 
 const run = promisify(execFile);
 
@@ -58,4 +59,52 @@ export async function coldStart(
     timeout: 30_000,
   });
   return JSON.parse(stdout) as ColdStart;
+}
+
+type Event = Parameters<typeof coldStart>[1];
+
+export interface ColdFigures {
+  name: string;
+  bytes: number;
+  status: number | undefined;
+  /** import + first call, ms, per fresh process. */
+  init: Spread;
+  import: Spread;
+  /** The floor's init in the processes run just before each of this function's. */
+  floor: Spread;
+  /** This function's init over the floor's of the same pair, per pair. */
+  ratio: Spread;
+}
+
+/**
+ * Cold starts of one function interleaved with the floor's (floor, function, floor, function…,
+ * each a fresh process), so both see the same machine load and each ratio compares a pair taken
+ * seconds apart. Both bundles are built with the same options (infra/bundling.ts).
+ */
+export async function measureAgainstFloor(
+  name: string,
+  bundle: { file: string; bytes: number },
+  event: Event,
+  floorFile: string,
+  env: Record<string, string>,
+  runs: number,
+): Promise<ColdFigures> {
+  const own: ColdStart[] = [];
+  const floor: ColdStart[] = [];
+  for (let i = 0; i < runs; i++) {
+    floor.push(await coldStart(floorFile, {}, env));
+    own.push(await coldStart(bundle.file, event, env));
+  }
+  const failed = own.find((r) => r.statusCode === undefined || r.statusCode >= 500);
+  if (failed) throw new Error(`${name} answered ${failed.statusCode} during the bench`);
+  const init = (r: ColdStart) => r.importMs + r.invokeMs;
+  return {
+    name,
+    bytes: bundle.bytes,
+    status: own[0]?.statusCode,
+    init: spread(own.map(init)),
+    import: spread(own.map((r) => r.importMs)),
+    floor: spread(floor.map(init)),
+    ratio: spread(own.map((r, i) => init(r) / init(floor[i] ?? r))),
+  };
 }

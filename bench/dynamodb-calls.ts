@@ -1,6 +1,8 @@
 import { agentEntities, type EntityName, entities } from '#lib/records/entities.ts';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
+import { NETWORK_DELAY_MS } from './edits-apply.ts';
+import { parseUnits } from './prices.ts';
 
 export interface CallRow {
   operationId: string;
@@ -8,6 +10,10 @@ export interface CallRow {
   calls: number;
   authCalls: number;
   capacity: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Wall time through the harness, every DynamoDB call delayed by NETWORK_DELAY_MS. */
+  ms: number;
 }
 
 /**
@@ -21,16 +27,19 @@ export async function measureAgentCalls(harness: HarnessInfo): Promise<CallRow[]
   const call = async (operationId: string, path: string, json?: unknown) => {
     const route = agentRoutes[operationId];
     if (!route) throw new Error(`no route ${operationId}`);
+    const started = performance.now();
     const response = await fetch(`${harness.baseUrl}${path}`, {
       method: route.method,
       headers: {
         authorization: `Bearer ${harness.credentials.agent_key}`,
+        'x-local-dynamodb-delay-ms': String(NETWORK_DELAY_MS),
         ...(json === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: json === undefined ? undefined : JSON.stringify(json),
     });
     const body =
       response.status === 204 ? undefined : ((await response.json()) as { data?: { id?: string } });
+    const ms = performance.now() - started;
     if (response.status >= 300)
       throw new Error(`${operationId} answered ${response.status}: ${JSON.stringify(body)}`);
     rows.push({
@@ -39,6 +48,8 @@ export async function measureAgentCalls(harness: HarnessInfo): Promise<CallRow[]
       calls: Number(response.headers.get('x-local-dynamodb-calls')),
       authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
       capacity: Number(response.headers.get('x-local-dynamodb-capacity')),
+      ...parseUnits(response.headers.get('x-local-dynamodb-units')),
+      ms,
     });
     return body?.data;
   };

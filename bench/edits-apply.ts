@@ -1,38 +1,66 @@
 import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { attachUsageCounter, countDynamoUsage } from '#lib/db/call-counter.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
+import { parseUnits } from './prices.ts';
+import { median, type Spread, spread } from './stats.ts';
+
+/** Every DynamoDB call of the measured requests (and of the plain UpdateItem) waits this long first. */
+export const NETWORK_DELAY_MS = 10;
+
+export interface Measured {
+  ms: Spread;
+  calls: number;
+  roundTrips: number;
+  readUnits: number;
+  writeUnits: number;
+}
 
 export interface ApplyRow {
   items: number;
-  applyMs: number;
-  calls: number;
-  ratio: number;
+  apply: Measured;
+  revert: Measured;
 }
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-
 /**
- * Edits API figures: DynamoDB calls of a snapshot, and the time and calls of applying changesets
- * of 1, 10 and 100 updates, next to one plain UpdateItem against the same DynamoDB Local.
+ * Edits API figures under a realistic round trip (NETWORK_DELAY_MS added to every DynamoDB call,
+ * here and in the plain UpdateItem they are compared with): a snapshot, and applying then
+ * reverting changesets of 1, 10 and 100 updates.
  */
 export async function measureEdits(harness: HarnessInfo, runs: number) {
   const business = harness.credentials.businesses[0];
   if (!business) throw new Error('no demo business');
   const owner = business.tokens.owner;
-  const request = async (method: string, path: string, token: string, json?: unknown) => {
+  const request = async (method: string, path: string, token: string, json?: unknown, delayed = false) => {
+    const started = performance.now();
     const response = await fetch(`${harness.baseUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
         ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(delayed ? { 'x-local-dynamodb-delay-ms': String(NETWORK_DELAY_MS) } : {}),
       },
       body: json === undefined ? undefined : JSON.stringify(json),
     });
     const body = (await response.json()) as { data: Record<string, unknown> & { id: string } };
+    const ms = performance.now() - started;
     if (response.status >= 300)
       throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(body)}`);
-    return { body, calls: Number(response.headers.get('x-local-dynamodb-calls')) };
+    return {
+      body,
+      ms,
+      calls: Number(response.headers.get('x-local-dynamodb-calls')),
+      roundTrips: Number(response.headers.get('x-local-dynamodb-round-trips')),
+      ...parseUnits(response.headers.get('x-local-dynamodb-units')),
+    };
   };
+  type Sample = Awaited<ReturnType<typeof request>>;
+  const summarise = (samples: Sample[]): Measured => ({
+    ms: spread(samples.map((s) => s.ms)),
+    calls: median(samples.map((s) => s.calls)),
+    roundTrips: median(samples.map((s) => s.roundTrips)),
+    readUnits: median(samples.map((s) => s.readUnits)),
+    writeUnits: median(samples.map((s) => s.writeUnits)),
+  });
 
   const faqs: string[] = [];
   for (let i = 0; i < 100; i++) {
@@ -40,23 +68,24 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
       'POST',
       `/api/v1/agent/businesses/${business.id}/faqs`,
       harness.credentials.agent_key,
-      {
-        question: `Bench question ${i}?`,
-        answer: 'initial',
-      },
+      { question: `Bench question ${i}?`, answer: 'initial' },
     );
     faqs.push(body.data.id);
   }
   const session = (await request('POST', '/api/v1/edits/sessions', owner, { business_id: business.id })).body
     .data.id;
-  const snapshot = await request('GET', `/api/v1/edits/sessions/${session}/snapshot`, owner);
+  const snapshots: Sample[] = [];
+  for (let i = 0; i < Math.max(5, runs); i++)
+    snapshots.push(
+      await request('GET', `/api/v1/edits/sessions/${session}/snapshot`, owner, undefined, true),
+    );
 
-  const baselineMs = await plainUpdateMs(harness, runs * 5);
+  const plainUpdate = await plainUpdateMs(harness, Math.max(15, runs * 5));
   const rows: ApplyRow[] = [];
   let round = 0;
   for (const size of [1, 10, 100]) {
-    const times: number[] = [];
-    let calls = 0;
+    const applied: Sample[] = [];
+    const reverted: Sample[] = [];
     for (let run = 0; run < runs; run++) {
       round++;
       const items = faqs.slice(0, size).map((id) => ({
@@ -67,39 +96,59 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
       }));
       const staged = (await request('POST', `/api/v1/edits/sessions/${session}/changesets`, owner, { items }))
         .body.data.id;
-      const started = performance.now();
-      const applied = await request('POST', `/api/v1/edits/changesets/${staged}/apply`, owner);
-      times.push(performance.now() - started);
-      calls = applied.calls;
+      const apply = await request('POST', `/api/v1/edits/changesets/${staged}/apply`, owner, undefined, true);
+      const revert = await request(
+        'POST',
+        `/api/v1/edits/changesets/${staged}/revert`,
+        owner,
+        undefined,
+        true,
+      );
+      for (const [sample, status] of [
+        [apply, 'applied'],
+        [revert, 'reverted'],
+      ] as const) {
+        const counts = sample.body.data.counts as Record<string, number>;
+        if (counts[status] !== size) throw new Error(`${status} ${JSON.stringify(counts)} of ${size} items`);
+      }
+      applied.push(apply);
+      reverted.push(revert);
     }
-    const applyMs = median(times);
-    rows.push({ items: size, applyMs, calls, ratio: applyMs / baselineMs });
+    rows.push({ items: size, apply: summarise(applied), revert: summarise(reverted) });
   }
-  return { snapshotCalls: snapshot.calls, baselineMs, rows };
+  return { snapshot: summarise(snapshots), plainUpdate, rows };
 }
 
-/** Median time of one UpdateItem on an existing item, from this process, against the same table. */
-async function plainUpdateMs(harness: HarnessInfo, samples: number): Promise<number> {
+/**
+ * One UpdateItem on an existing item, from this process, against the same table, with the same
+ * delay added by the same middleware as the harness's requests.
+ */
+async function plainUpdateMs(harness: HarnessInfo, samples: number): Promise<Spread> {
   const client = new DynamoDBClient({
     endpoint: harness.endpoints.dynamodb,
     region: 'us-east-1',
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
+  attachUsageCounter(client);
   const Key = { pk: { S: 'BENCH' }, sk: { S: 'BASELINE' } };
   await client.send(new PutItemCommand({ TableName: harness.tableName, Item: { ...Key, n: { N: '0' } } }));
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
     const started = performance.now();
-    await client.send(
-      new UpdateItemCommand({
-        TableName: harness.tableName,
-        Key,
-        UpdateExpression: 'SET n = :n',
-        ExpressionAttributeValues: { ':n': { N: String(i) } },
-      }),
+    await countDynamoUsage(
+      () =>
+        client.send(
+          new UpdateItemCommand({
+            TableName: harness.tableName,
+            Key,
+            UpdateExpression: 'SET n = :n',
+            ExpressionAttributeValues: { ':n': { N: String(i) } },
+          }),
+        ),
+      { delayMs: NETWORK_DELAY_MS },
     );
     times.push(performance.now() - started);
   }
   client.destroy();
-  return median(times);
+  return spread(times);
 }

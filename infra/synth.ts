@@ -7,12 +7,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT_DIR } from './local/paths.ts';
 
 const args = process.argv.slice(2);
 const outputIndex = args.indexOf('--output');
-const outDir = join(ROOT_DIR, outputIndex >= 0 ? (args[outputIndex + 1] ?? 'cdk.out') : 'cdk.out');
+const outDir = resolve(ROOT_DIR, outputIndex >= 0 ? (args[outputIndex + 1] ?? 'cdk.out') : 'cdk.out');
 const cdk = join(dirname(createRequire(import.meta.url).resolve('aws-cdk/package.json')), 'bin/cdk');
 const startedAt = Date.now();
 

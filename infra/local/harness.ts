@@ -41,6 +41,9 @@ const ISSUER_PATH = '/local-issuer';
 export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
 export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
 export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
+/** Read and write request units apart (auth included), and the operation's sequential round trips. */
+export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
+export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
 /** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
@@ -403,6 +406,8 @@ async function handle(request: IncomingMessage, site: Site): Promise<HttpRespons
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
   result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
+  result.headers[DYNAMO_UNITS_HEADER] = `read=${usage.readUnits}, write=${usage.writeUnits}`;
+  result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
   if (apiSurfaces(match.route).includes('console')) {
     Object.assign(result.headers, consoleResponseHeaders(origin, site.consoleOrigins));
   }

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
-import type { DynamoUsage } from '#lib/db/call-counter.ts';
+import { type DynamoUsage, emptyUsage } from '#lib/db/call-counter.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
 
@@ -151,7 +151,7 @@ export async function invokeRoute(
   event: APIGatewayProxyEventV2,
   timeoutSeconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS,
 ): Promise<Invocation> {
-  const noUsage: DynamoUsage = { calls: 0, authCalls: 0, operations: [], capacityUnits: 0 };
+  const noUsage: DynamoUsage = emptyUsage();
   const timeoutMs = timeoutSeconds * 1000;
   const context = {
     callbackWaitsForEmptyEventLoop: false,

@@ -32,7 +32,10 @@ parentPort?.on('message', async ({ id, event, context }) => {
   };
   try {
     // The DynamoDB calls of this invocation, counted in this worker where the SDK client lives.
-    const { result, usage } = await countDynamoUsage(() => handler(event, lambdaContext));
+    // A request with x-local-dynamodb-delay-ms (the bench) has each DynamoDB call wait that long
+    // first, as over a network; at most a second.
+    const delayMs = Math.min(1000, Number(event.headers?.['x-local-dynamodb-delay-ms']) || 0);
+    const { result, usage } = await countDynamoUsage(() => handler(event, lambdaContext), { delayMs });
     parentPort?.postMessage({ id, result: result === undefined ? null : result, usage });
   } catch (error) {
     parentPort?.postMessage({

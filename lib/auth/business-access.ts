@@ -15,6 +15,8 @@ export interface BusinessAccess {
   businessId: string;
   role: MemberRole | undefined;
   isPlatformAdmin: boolean;
+  /** The items of `alsoRead` that exist, when the check was asked to read some. */
+  alsoFound?: Record<string, unknown>[];
 }
 
 /**
@@ -29,6 +31,7 @@ export interface BusinessAccess {
 export async function loadBusinessAccess(
   caller: EditsPrincipal,
   businessId: string,
+  alsoRead: ItemKey[] = [],
 ): Promise<BusinessAccess & { businessExists: boolean }> {
   const user = caller.kind === 'user' ? caller : undefined;
   const wanted: ItemKey[] = [keys.business(businessId), keys.member(businessId, caller.userId)];
@@ -36,17 +39,23 @@ export async function loadBusinessAccess(
   const adminKey = user?.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
   if (adminKey) wanted.push(adminKey);
 
-  const items = await batchGetAll(wanted);
+  // Items a caller needs right after the check (the records an apply changes) share its call, read
+  // consistently as that caller needs them.
+  const items = await batchGetAll([...wanted, ...alsoRead], { consistent: alsoRead.length > 0 });
   const find = (key: ItemKey) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
   const member = find(keys.member(businessId, caller.userId));
   const admin = adminKey ? find(adminKey) : undefined;
   if (user && !find(keys.user(user.userId))) await rememberUser(user);
 
+  const accessKeys = new Set(wanted.map((key) => `${key.pk}\u0000${key.sk}`));
+  const alsoFound =
+    alsoRead.length > 0 ? items.filter((item) => !accessKeys.has(`${item.pk}\u0000${item.sk}`)) : undefined;
   return {
     businessId,
     businessExists: find(keys.business(businessId)) !== undefined,
     role: member?.role as MemberRole | undefined,
     isPlatformAdmin: admin?.kind === 'admin',
+    ...(alsoFound ? { alsoFound } : {}),
   };
 }
 
@@ -56,8 +65,12 @@ export async function assertMemberOf(user: EditsPrincipal, businessId: string): 
 }
 
 /** Only holders (owner, editor) or a platform admin may change the business. */
-export async function assertHoldsBusiness(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
-  return authorise(user, businessId, (role) => role !== undefined && HOLDING_ROLES.has(role));
+export async function assertHoldsBusiness(
+  user: EditsPrincipal,
+  businessId: string,
+  alsoRead: ItemKey[] = [],
+): Promise<BusinessAccess> {
+  return authorise(user, businessId, (role) => role !== undefined && HOLDING_ROLES.has(role), alsoRead);
 }
 
 /** Only active platform admins (recognised by their verified e-mail) pass. */
@@ -75,8 +88,9 @@ async function authorise(
   user: EditsPrincipal,
   businessId: string,
   allowed: (role: MemberRole | undefined) => boolean,
+  alsoRead: ItemKey[] = [],
 ): Promise<BusinessAccess> {
-  const { businessExists, ...access } = await loadBusinessAccess(user, businessId);
+  const { businessExists, ...access } = await loadBusinessAccess(user, businessId, alsoRead);
   if (allowed(access.role)) return access;
   if (access.isPlatformAdmin) {
     if (!businessExists) throw new NotFoundError(`Business ${businessId} not found`);

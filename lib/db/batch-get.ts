@@ -16,23 +16,28 @@ export async function batchGetAll(
   options: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(wanted.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+  const chunks: ItemKey[][] = [];
+  for (let start = 0; start < unique.length; start += MAX_KEYS_PER_CALL)
+    chunks.push(unique.slice(start, start + MAX_KEYS_PER_CALL));
+  // Chunks are independent: they go out together, one round trip however many there are.
+  return (await Promise.all(chunks.map((chunk) => getChunk(chunk, options)))).flat();
+}
+
+async function getChunk(keys: ItemKey[], options: { consistent?: boolean }) {
   const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < unique.length; start += MAX_KEYS_PER_CALL) {
-    let pending = unique.slice(start, start + MAX_KEYS_PER_CALL);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_ATTEMPTS)
-        throw new ServiceUnavailableError('The service is busy; retry shortly', 2);
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
-      const result = await dynamo.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: { Keys: pending, ...(options.consistent ? { ConsistentRead: true } : {}) },
-          },
-        }),
-      );
-      found.push(...(result.Responses?.[tableName] ?? []));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
-    }
+  let pending = keys;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === MAX_ATTEMPTS) throw new ServiceUnavailableError('The service is busy; retry shortly', 2);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
+    const result = await dynamo.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName]: { Keys: pending, ...(options.consistent ? { ConsistentRead: true } : {}) },
+        },
+      }),
+    );
+    found.push(...(result.Responses?.[tableName] ?? []));
+    pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
   }
   return found;
 }

@@ -8,6 +8,19 @@ export interface DynamoUsage {
   authCalls: number;
   operations: string[];
   capacityUnits: number;
+  readUnits: number;
+  writeUnits: number;
+  /**
+   * Sequential round trips: a call that starts after another has answered is counted one trip
+   * later than it (calls sent together share a trip), so this is the critical path's length.
+   */
+  roundTrips: number;
+  /** Round trips spent authenticating. */
+  authRoundTrips: number;
+  /** Trip number of the latest call that has answered (the next call starts after it). */
+  answeredTrip: number;
+  /** Added before every call in this scope: a network round trip DynamoDB Local does not have. */
+  delayMs: number;
 }
 
 const current = new AsyncLocalStorage<DynamoUsage>();
@@ -15,25 +28,50 @@ const current = new AsyncLocalStorage<DynamoUsage>();
 /**
  * Count the DynamoDB calls (and consumed capacity) that `work` makes, however deep in lib/ they
  * happen. Outside such a scope nothing is counted and requests are left untouched, so production
- * pays nothing for it.
+ * pays nothing for it. `delayMs` makes every call in the scope wait that long first (the bench's
+ * stand-in for a real network round trip).
  */
 export async function countDynamoUsage<T>(
   work: () => Promise<T>,
+  options: { delayMs?: number } = {},
 ): Promise<{ result: T; usage: DynamoUsage }> {
-  const usage: DynamoUsage = { calls: 0, authCalls: 0, operations: [], capacityUnits: 0 };
+  const usage: DynamoUsage = { ...emptyUsage(), delayMs: options.delayMs ?? 0 };
   const result = await current.run(usage, work);
   return { result, usage };
+}
+
+/** Usage of work that made no call (or was never run). */
+export function emptyUsage(): DynamoUsage {
+  return {
+    calls: 0,
+    authCalls: 0,
+    operations: [],
+    capacityUnits: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    roundTrips: 0,
+    authRoundTrips: 0,
+    answeredTrip: 0,
+    delayMs: 0,
+  };
 }
 
 /** Called by the pipeline once the caller is authenticated: what came before was authentication. */
 export function markAuthenticated(): void {
   const usage = current.getStore();
-  if (usage) usage.authCalls = usage.calls;
+  if (usage) {
+    usage.authCalls = usage.calls;
+    usage.authRoundTrips = usage.roundTrips;
+  }
 }
 
 interface CapacityReport {
   CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
 }
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 
 /** SDK middleware: one count per command sent (retries of the same command are not recounted). */
 export function attachUsageCounter(client: DynamoDBClient): void {
@@ -41,16 +79,49 @@ export function attachUsageCounter(client: DynamoDBClient): void {
     (next, context) => async (args) => {
       const usage = current.getStore();
       if (!usage) return next(args);
+      const operation = String(context.commandName ?? 'unknown').replace(/Command$/, '');
       usage.calls += 1;
-      usage.operations.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
+      usage.operations.push(operation);
+      const trip = usage.answeredTrip + 1;
+      usage.roundTrips = Math.max(usage.roundTrips, trip);
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
-      const output = await next(args);
-      const consumed = (output.output as { ConsumedCapacity?: CapacityReport | CapacityReport[] })
-        .ConsumedCapacity;
-      for (const report of [consumed ?? []].flat()) usage.capacityUnits += report.CapacityUnits ?? 0;
-      return output;
+      if (usage.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, usage.delayMs));
+      try {
+        const output = await next(args);
+        const consumed = (output.output as { ConsumedCapacity?: CapacityReport | CapacityReport[] })
+          .ConsumedCapacity;
+        const before = usage.writeUnits;
+        for (const report of [consumed ?? []].flat()) addCapacity(usage, operation, report);
+        // DynamoDB Local reports 2 units for any TransactWriteItems, however many actions it has;
+        // DynamoDB charges 2 per action and KB, so count at least that.
+        const actions = (args.input as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
+        if (operation === 'TransactWriteItems') {
+          const shortfall = 2 * actions - (usage.writeUnits - before);
+          if (shortfall > 0) {
+            usage.writeUnits += shortfall;
+            usage.capacityUnits += shortfall;
+          }
+        }
+        return output;
+      } finally {
+        usage.answeredTrip = Math.max(usage.answeredTrip, trip);
+      }
     },
     { step: 'initialize', name: 'dynamoUsageCounter' },
   );
+}
+
+/** Split into read and write units: as DynamoDB reports them, else by what the operation is. */
+function addCapacity(usage: DynamoUsage, operation: string, report: CapacityReport): void {
+  const units = report.CapacityUnits ?? 0;
+  usage.capacityUnits += units;
+  if (report.ReadCapacityUnits !== undefined || report.WriteCapacityUnits !== undefined) {
+    usage.readUnits += report.ReadCapacityUnits ?? 0;
+    usage.writeUnits += report.WriteCapacityUnits ?? 0;
+  } else if (READS.has(operation)) {
+    usage.readUnits += units;
+  } else {
+    usage.writeUnits += units;
+  }
 }

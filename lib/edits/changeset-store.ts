@@ -5,6 +5,7 @@ import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import type { TransactUnit } from '#lib/db/transact-batches.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import { sameValue } from '#lib/records/merge-patch.ts';
@@ -149,6 +150,7 @@ export function itemGuard(
   };
 }
 
+/** Settle an item without writing a record (a conflict, an unticked item), only if it is still `from`. */
 export async function settle(
   changesetId: string,
   item: Item,
@@ -156,22 +158,51 @@ export async function settle(
   outcome: Record<string, unknown> | null,
   from: ItemStatus = 'staged',
 ) {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.changesetItem(changesetId, item.index),
-      UpdateExpression: 'SET #status = :to, outcome = :outcome',
-      ConditionExpression: '#status = :from',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':to': to,
-        ':from': from,
-        ':outcome': to === 'revert_conflict' ? { ...(item.outcome ?? {}), revert: outcome } : outcome,
-      },
-    }),
-  );
+  await dynamo.send(new UpdateCommand(settleUpdate(changesetId, item, to, outcome, from)));
+  markSettled(item, to, outcome);
+}
+
+/** settle's UpdateItem, also sent as one action of a batched transaction. */
+export function settleUpdate(
+  changesetId: string,
+  item: Item,
+  to: ItemStatus,
+  outcome: Record<string, unknown> | null,
+  from: ItemStatus = 'staged',
+) {
+  return {
+    TableName: tableName,
+    Key: keys.changesetItem(changesetId, item.index),
+    UpdateExpression: 'SET #status = :to, outcome = :outcome',
+    ConditionExpression: '#status = :from',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':to': to, ':from': from, ':outcome': settledOutcome(item, to, outcome) },
+  };
+}
+
+/** The in-memory item once its settle is written. */
+export function markSettled(item: Item, to: ItemStatus, outcome: Record<string, unknown> | null) {
+  item.outcome = settledOutcome(item, to, outcome);
   item.status = to;
-  item.outcome = to === 'revert_conflict' ? { ...(item.outcome ?? {}), revert: outcome } : outcome;
+}
+
+const settledOutcome = (item: Item, to: ItemStatus, outcome: Record<string, unknown> | null) =>
+  to === 'revert_conflict' ? { ...(item.outcome ?? {}), revert: outcome } : outcome;
+
+/** An item settled without a record write; done alone, it goes through `alone` (default: settle). */
+export function settleUnit(
+  changesetId: string,
+  item: Item,
+  to: ItemStatus,
+  outcome: Record<string, unknown> | null,
+  options: { from?: ItemStatus; alone?: () => Promise<void> } = {},
+): TransactUnit {
+  const from = options.from ?? 'staged';
+  return {
+    actions: [{ Update: settleUpdate(changesetId, item, to, outcome, from) }],
+    committed: () => markSettled(item, to, outcome),
+    alone: options.alone ?? (() => settle(changesetId, item, to, outcome, from)),
+  };
 }
 
 export function counts(items: Item[]) {

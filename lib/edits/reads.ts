@@ -1,7 +1,7 @@
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { buildSnapshot, businessSummary, listChangeLog } from '#lib/edits/business-overview.ts';
-import { useSession } from '#lib/edits/sessions.ts';
+import { useSessionAlongside } from '#lib/edits/sessions.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { getRecord } from '#lib/records/record-reads.ts';
 
@@ -12,8 +12,7 @@ import { getRecord } from '#lib/records/record-reads.ts';
 
 /** Everything the session's business has (the session must be the caller's and open). */
 export async function readSnapshot(principal: EditsPrincipal, sessionId: string) {
-  const session = await useSession(principal, sessionId);
-  return buildSnapshot(session.business_id);
+  return (await useSessionAlongside(principal, sessionId, buildSnapshot)).result;
 }
 
 /** One record in full, through an open session of the caller's. */
@@ -23,8 +22,9 @@ export async function readRecord(
   entity: EntityName,
   recordId: string,
 ) {
-  const session = await useSession(principal, sessionId);
-  const record = await getRecord(entity, session.business_id, recordId);
+  const { result: record } = await useSessionAlongside(principal, sessionId, (businessId) =>
+    getRecord(entity, businessId, recordId),
+  );
   return { entity, record_id: recordId, version: record.version, data: record };
 }
 

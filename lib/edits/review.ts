@@ -5,7 +5,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type Header, headerView, loadOwn, moveStatus, view } from '#lib/edits/changeset-store.ts';
-import { useSession } from '#lib/edits/sessions.ts';
+import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -17,7 +17,7 @@ export async function readChangeset(user: EditsPrincipal, changesetId: string) {
 
 export async function tickItem(user: EditsPrincipal, changesetId: string, itemId: string, ticked: boolean) {
   const { header, items } = await loadOwn(user, changesetId);
-  await useSession(user, header.session_id);
+  await useSessionOfBusiness(user, header.session_id, header.business_id);
   const item = items.find((candidate) => candidate.id === itemId);
   if (!item) throw new NotFoundError(`No item ${itemId} in this changeset`);
   if (header.status !== 'staged')
@@ -57,7 +57,7 @@ export async function tickItem(user: EditsPrincipal, changesetId: string, itemId
 
 export async function discardChangeset(user: EditsPrincipal, changesetId: string) {
   const { header, items } = await loadOwn(user, changesetId);
-  await useSession(user, header.session_id);
+  await useSessionOfBusiness(user, header.session_id, header.business_id);
   const now = new Date().toISOString();
   await moveStatus(changesetId, ['staged'], 'discarded', { discarded_at: now });
   return view({ ...header, status: 'discarded', discarded_at: now }, items);

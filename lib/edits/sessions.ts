@@ -4,7 +4,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { assertHoldsBusiness, loadBusinessAccess } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys } from '#lib/db/keys.ts';
+import { type ItemKey, keys } from '#lib/db/keys.ts';
 import type { EditSessionView } from '#lib/edits/schemas.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import {
@@ -104,31 +104,97 @@ export async function readSession(user: EditsPrincipal, sessionId: string): Prom
  * open (409 otherwise). Using it keeps it open for another 60 minutes.
  */
 export async function useSession(user: EditsPrincipal, sessionId: string): Promise<EditSessionView> {
-  const session = await loadOwnSession(user, sessionId);
-  await assertHoldsBusiness(user, session.business_id);
+  return (await useSessionAlongside(user, sessionId, async () => undefined)).session;
+}
+
+/**
+ * useSession, and `read` of the session's business sent together with the access check: one
+ * conditional UpdateItem reads and touches the session, then the check and `read` go out at once
+ * (two round trips). `read`'s result is returned only once the check has passed.
+ */
+export async function useSessionAlongside<T>(
+  user: EditsPrincipal,
+  sessionId: string,
+  read: (businessId: string) => Promise<T>,
+): Promise<{ session: EditSessionView; result: T }> {
+  const touched = await touchSession(user, sessionId);
+  const businessId = touched.session.business_id;
+  const [access, result] = await Promise.allSettled([
+    assertHoldsBusiness(user, businessId),
+    touched.open ? read(businessId) : Promise.resolve(undefined),
+  ]);
+  const session = inUse(touched, access);
+  if (result.status === 'rejected') throw result.reason;
+  return { session, result: result.value as T };
+}
+
+/**
+ * useSession for a caller that knows the session's business already (a changeset names both): the
+ * touch and the access check go out together, the check also reading `alsoRead` (one round trip).
+ */
+export async function useSessionOfBusiness(
+  user: EditsPrincipal,
+  sessionId: string,
+  businessId: string,
+  alsoRead: ItemKey[] = [],
+): Promise<{ session: EditSessionView; alsoFound: Record<string, unknown>[] }> {
+  const [touched, access] = await Promise.allSettled([
+    touchSession(user, sessionId),
+    assertHoldsBusiness(user, businessId, alsoRead),
+  ]);
+  if (touched.status === 'rejected') throw touched.reason;
+  const session = inUse(touched.value, access);
+  // A changeset is staged in a session of its own business; anything else is not the caller's.
+  if (session.business_id !== businessId) throw new NotFoundError(`No edit session ${sessionId}`);
+  return {
+    session,
+    alsoFound: access.status === 'fulfilled' ? (access.value.alsoFound ?? []) : [],
+  };
+}
+
+/** The errors in useSession's order: not the caller's (404, thrown by the touch), 403, then closed (409). */
+function inUse(touched: Touched, access: PromiseSettledResult<unknown>): EditSessionView {
+  if (access.status === 'rejected') throw access.reason;
+  if (!touched.open) throw new ConflictError('This edit session is closed; open a new one');
+  return toView(touched.session, true, touched.at);
+}
+
+interface Touched {
+  session: StoredSession;
+  open: boolean;
+  at: number;
+}
+
+/**
+ * Mark the session used, in one conditional UpdateItem that returns it: only if the caller opened
+ * it and it is still open (not idle for 60 minutes, not 24 hours old). When the condition fails, a
+ * read tells a session that is not the caller's (404) from one that has closed.
+ */
+async function touchSession(user: EditsPrincipal, sessionId: string): Promise<Touched> {
   const now = Date.now();
-  if (now >= closesAt(session)) throw new ConflictError('This edit session is closed; open a new one');
-  const lastUsed = new Date(now).toISOString();
   try {
-    await dynamo.send(
+    const { Attributes } = await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.editSession(sessionId),
         UpdateExpression: 'SET last_used_at = :now',
-        // Not closed by idleness in the meantime (a concurrent use only moves it later).
-        ConditionExpression: 'last_used_at > :idleCutoff',
+        // A concurrent use only moves last_used_at later, so it cannot close the session meanwhile.
+        ConditionExpression:
+          'attribute_exists(pk) AND opened_by = :user AND last_used_at > :idleCutoff AND created_at > :ageCutoff',
         ExpressionAttributeValues: {
-          ':now': lastUsed,
+          ':now': new Date(now).toISOString(),
+          ':user': user.userId,
           ':idleCutoff': new Date(now - SESSION_IDLE_MS).toISOString(),
+          ':ageCutoff': new Date(now - SESSION_MAX_MS).toISOString(),
         },
+        ReturnValues: 'ALL_NEW',
       }),
     );
+    return { session: Attributes as unknown as StoredSession, open: true, at: now };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException)
-      throw new ConflictError('This edit session is closed');
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { session: await loadOwnSession(user, sessionId), open: false, at: now };
   }
-  return toView({ ...session, last_used_at: lastUsed }, true, now);
 }
 
 async function loadOwnSession(user: EditsPrincipal, sessionId: string): Promise<StoredSession> {

@@ -7,7 +7,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { fieldsOf, type Header, type Item, loadOwn, view } from '#lib/edits/changeset-store.ts';
-import { useSession } from '#lib/edits/sessions.ts';
+import { useSessionAlongside } from '#lib/edits/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
 import {
   assertSameRequest,
@@ -43,14 +43,15 @@ export async function stageChangeset(
     const staged = await stagedBefore(user, idempotentCreate);
     if (staged) return staged;
   }
-  const session = await useSession(user, sessionId);
+  const { session, result: records } = await useSessionAlongside(user, sessionId, (businessId) =>
+    queryAll({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :records)',
+      ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':records': RECORD_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
   const businessId = session.business_id;
-  const records = await queryAll({
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :records)',
-    ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':records': RECORD_PREFIX },
-    ConsistentRead: true,
-  });
   const existing = new Map(records.map((item) => [`${item.entity}#${item.id}`, item]));
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();

@@ -4,7 +4,7 @@
  */
 import { commitPlanWithRetry } from '#lib/records/commit.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import type { TransactItem } from '#lib/records/planned-write.ts';
+import type { PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
 import { readForWrite } from '#lib/records/record-reads.ts';
 import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
@@ -22,12 +22,7 @@ export type GuardedOutcome =
   | { status: 'written'; record: RecordView; historyId: string }
   | { status: 'conflict'; details: Record<string, unknown> };
 
-/**
- * Change one record only if `decide` says its current state allows it, atomically with the
- * Change History entry and the caller's `guards`. A concurrent write between the read and the
- * transaction makes it read and decide again, so the decision is always about what is written over.
- */
-export async function applyGuardedChange(change: {
+export interface GuardedChange {
   entity: EntityName;
   businessId: string;
   recordId: string;
@@ -37,35 +32,31 @@ export async function applyGuardedChange(change: {
   guards?: (nextVersion: number, next: RecordFields | null) => { item: TransactItem; message: string }[];
   historyExtras?: Record<string, unknown>;
   historyId?: string;
-  /**
-   * The record as a batch read just found it (null: absent). The first attempt trusts it, saving
-   * a read per record; the version condition catches a change since, and retries read afresh.
-   */
-  preloaded?: RecordFields | null;
-}): Promise<GuardedOutcome> {
-  let conflict: Record<string, unknown> | undefined;
-  let preloaded = change.entity === 'location' ? undefined : change.preloaded;
-  const planned = await commitPlanWithRetry(async () => {
-    conflict = undefined;
-    const { current, pointer } =
-      preloaded === undefined
-        ? await readForWrite(change.entity, change.businessId, change.recordId, { allowMissing: true })
-        : { current: (preloaded ?? undefined) as StoredItem | undefined, pointer: undefined };
-    preloaded = undefined;
-    const decision = change.decide(current ? recordView(current) : undefined);
-    if ('conflict' in decision) {
-      conflict = decision.conflict;
-    } else if (decision.write === null && !current) {
-      conflict = { reason: 'the record no longer exists' };
-    } else if (decision.write === null && (current?.ref_count ?? 0) > 0) {
-      conflict = {
-        reason: 'the record is referenced',
-        referrers: await findReferrers(change.entity, change.businessId, change.recordId),
-      };
-    }
-    if (conflict || 'conflict' in decision) throw new GuardedConflict();
-    // Locations are read together with the primary pointer, so a restored primary is handled too.
-    return planWrite({
+}
+
+export type GuardedPlan =
+  | { kind: 'write'; planned: PlannedWrite }
+  | { kind: 'conflict'; details: Record<string, unknown> }
+  /** A delete refused because the record is referenced: naming the referrers takes a Query. */
+  | { kind: 'referenced' };
+
+/**
+ * The transaction of a guarded change, decided from the record's current state (undefined: it
+ * does not exist) and, for a location, the primary pointer read with it. No I/O.
+ */
+export function planGuardedChange(
+  change: GuardedChange,
+  current: StoredItem | undefined,
+  pointer?: string | null,
+): GuardedPlan {
+  const decision = change.decide(current ? recordView(current) : undefined);
+  if ('conflict' in decision) return { kind: 'conflict', details: decision.conflict };
+  if (decision.write === null && !current)
+    return { kind: 'conflict', details: { reason: 'the record no longer exists' } };
+  if (decision.write === null && (current?.ref_count ?? 0) > 0) return { kind: 'referenced' };
+  return {
+    kind: 'write',
+    planned: planWrite({
       entity: change.entity,
       businessId: change.businessId,
       recordId: change.recordId,
@@ -77,7 +68,44 @@ export async function applyGuardedChange(change: {
       historyExtras: change.historyExtras,
       startVersion: decision.startVersion,
       historyId: change.historyId,
-    });
+    }),
+  };
+}
+
+/**
+ * Change one record only if `decide` says its current state allows it, atomically with the
+ * Change History entry and the caller's `guards`. A concurrent write between the read and the
+ * transaction makes it read and decide again, so the decision is always about what is written over.
+ */
+export async function applyGuardedChange(
+  change: GuardedChange & {
+    /**
+     * The record as a batch read just found it (null: absent). The first attempt trusts it, saving
+     * a read per record; the version condition catches a change since, and retries read afresh.
+     */
+    preloaded?: RecordFields | null;
+  },
+): Promise<GuardedOutcome> {
+  let conflict: Record<string, unknown> | undefined;
+  let preloaded = change.entity === 'location' ? undefined : change.preloaded;
+  const planned = await commitPlanWithRetry(async () => {
+    conflict = undefined;
+    const { current, pointer } =
+      preloaded === undefined
+        ? await readForWrite(change.entity, change.businessId, change.recordId, { allowMissing: true })
+        : { current: (preloaded ?? undefined) as StoredItem | undefined, pointer: undefined };
+    preloaded = undefined;
+    // Locations are read together with the primary pointer, so a restored primary is handled too.
+    const plan = planGuardedChange(change, current, pointer);
+    if (plan.kind === 'write') return plan.planned;
+    conflict =
+      plan.kind === 'conflict'
+        ? plan.details
+        : {
+            reason: 'the record is referenced',
+            referrers: await findReferrers(change.entity, change.businessId, change.recordId),
+          };
+    throw new GuardedConflict();
   }).catch((error: unknown) => {
     if (error instanceof GuardedConflict) return undefined;
     throw error;

@@ -235,7 +235,8 @@ describe('npm run synth', () => {
       expect(templates.length).toBeGreaterThanOrEqual(3);
       const assets = readdirSync(out).filter((file) => file.startsWith('asset.'));
       const bundles = assets.filter((dir) => readdirSync(join(out, dir)).includes('index.js'));
-      expect(bundles.length).toBe(routeTable.length);
+      // One per operation, and the Cognito Pre Token Generation trigger.
+      expect(bundles.length).toBe(routeTable.length + 1);
       // CommonJS (infra/bundling.ts): Lambda `require`s it, and node:http is required, not imported.
       const sample = readFileSync(join(out, bundles[0] ?? '', 'index.js'), 'utf8');
       expect(sample.startsWith('"use strict";')).toBe(true);

@@ -111,7 +111,9 @@ describe('edits API: sessions and reads', () => {
       { record_id: ada.id, version: 1, label: 'Ada Lovelace', updated_at: ada.updated_at },
     ]);
     expect(snapshot.body.data.records.location).toEqual([]);
-    expect(Number(snapshot.headers.get('x-local-dynamodb-calls'))).toBeLessThanOrEqual(4);
+    // One conditional UpdateItem reads and touches the session; then the access check beside the Query.
+    expect(Number(snapshot.headers.get('x-local-dynamodb-calls'))).toBeLessThanOrEqual(3);
+    expect(Number(snapshot.headers.get('x-local-dynamodb-round-trips'))).toBeLessThanOrEqual(2);
   });
 
   it('record: one record in full with its version; 404 for records of other businesses', async () => {

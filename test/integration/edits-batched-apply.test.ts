@@ -1,0 +1,193 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createAgentKey } from '#lib/auth/agent-keys.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { agentApi, collectionPath, historyOf } from '../support/agents.ts';
+import { api } from '../support/api.ts';
+import { arrangeTenant, type Tenant } from '../support/tenants.ts';
+
+/**
+ * Apply and revert commit several items per transaction and several transactions at once; every
+ * item still gets its own outcome, atomic with its history entry and status, also when some
+ * items' conditions fail inside a transaction that carries others.
+ */
+const edits = (path: string) => `/api/v1/edits${path}`;
+const ITEMS = 100;
+
+describe('edits API: apply and revert of 100 items', () => {
+  let tenant: Tenant;
+  let sessionId: string;
+  let faqs: string[];
+
+  beforeEach(async () => {
+    tenant = await arrangeTenant();
+    const { key } = await createAgentKey({
+      name: 'batched',
+      businesses: [tenant.businessId],
+      scopes: ['read', 'write'],
+    });
+    faqs = [];
+    for (let i = 0; i < ITEMS; i++) {
+      const created = await agentApi('POST', collectionPath(tenant.businessId, 'faq'), key, {
+        json: { question: `Q${i}?`, answer: 'initial' },
+      });
+      faqs.push(created.body.data.id);
+    }
+    const opened = await api('POST', edits('/sessions'), {
+      token: tenant.tokens.owner,
+      json: { business_id: tenant.businessId },
+    });
+    sessionId = opened.body.data.id;
+  }, 120_000);
+
+  const stageAnswers = async (answer: (i: number) => string) => {
+    const staged = await api('POST', edits(`/sessions/${sessionId}/changesets`), {
+      token: tenant.tokens.owner,
+      json: {
+        items: faqs.map((id, i) => ({
+          entity: 'faq',
+          action: 'update',
+          record_id: id,
+          fields: { answer: answer(i) },
+        })),
+      },
+    });
+    expect(staged.status).toBe(201);
+    return staged.body.data.id as string;
+  };
+  const stored = async (id: string) =>
+    (
+      await dynamo.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.record(tenant.businessId, 'faq', id),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item as Record<string, unknown>;
+  const answers = async () => Promise.all(faqs.map(async (id) => (await stored(id)).answer));
+
+  it('applies and reverts 100 items, each with its history entry, in a few transactions', async () => {
+    const changeset = await stageAnswers((i) => `new ${i}`);
+
+    const applied = await api('POST', edits(`/changesets/${changeset}/apply`), {
+      token: tenant.tokens.owner,
+    });
+
+    expect(applied.status).toBe(200);
+    expect(applied.body.data.counts).toMatchObject({ applied: ITEMS, conflict: 0 });
+    expect(applied.body.data.items.every((item: { outcome: unknown }) => item.outcome !== null)).toBe(true);
+    expect(await answers()).toEqual(faqs.map((_, i) => `new ${i}`));
+    // Fixed: the changeset; the session touch beside the access check and the 100 records (104
+    // keys: two BatchGetItem calls, sent together); the claim; the final status. Then 100 items of
+    // 3 actions in transactions of at most 100 actions: 4.
+    expect(Number(applied.headers.get('x-local-dynamodb-calls'))).toBe(6 + 4);
+    // The four transactions go out together.
+    expect(Number(applied.headers.get('x-local-dynamodb-round-trips'))).toBe(5);
+
+    const reverted = await api('POST', edits(`/changesets/${changeset}/revert`), {
+      token: tenant.tokens.owner,
+    });
+
+    expect(reverted.status).toBe(200);
+    expect(reverted.body.data.counts).toMatchObject({ reverted: ITEMS, revert_conflict: 0 });
+    expect(await answers()).toEqual(faqs.map(() => 'initial'));
+    expect(Number(reverted.headers.get('x-local-dynamodb-calls'))).toBe(6 + 4);
+    for (const id of [faqs[0], faqs[50], faqs[99]]) {
+      const history = await historyOf(tenant.businessId, id ?? '');
+      expect(history.map((entry) => entry.action)).toEqual(['create', 'update', 'update']);
+      expect(history[1]).toMatchObject({ changeset_id: changeset, after: { answer: expect.any(String) } });
+      expect(history[2]).toMatchObject({ changeset_id: changeset, after: { answer: 'initial' } });
+      expect((await stored(id ?? '')).version).toBe(3);
+    }
+  }, 60_000);
+
+  it('settles the items whose records move mid-batch on their own, and commits the rest', async () => {
+    // Records that move between the apply's read and its transactions: an answer changed (the item
+    // conflicts) or only the question (the item still applies, from a fresh read).
+    const answerMoved = [3, 40, 77];
+    const questionMoved = [10, 41, 90];
+    const changeset = await stageAnswers((i) => `new ${i}`);
+
+    const applying = api('POST', edits(`/changesets/${changeset}/apply`), {
+      token: tenant.tokens.owner,
+      // Every DynamoDB call of this request waits 500 ms first: the records are read, then the
+      // claim is written, and the transactions leave half a second after it.
+      headers: { 'x-local-dynamodb-delay-ms': '500' },
+    });
+    await untilStatus(changeset, 'applying');
+    await moveRecords(answerMoved, questionMoved, 'agent');
+    const applied = await applying;
+
+    expect(applied.status).toBe(200);
+    const statuses = applied.body.data.items.map((item: { status: string }) => item.status);
+    expect(statuses).toEqual(faqs.map((_, i) => (answerMoved.includes(i) ? 'conflict' : 'applied')));
+    expect(applied.body.data.items[40].outcome).toMatchObject({
+      fields: [{ field: 'answer', staged_before: 'initial', current: 'agent' }],
+    });
+    expect(await answers()).toEqual(faqs.map((_, i) => (answerMoved.includes(i) ? 'agent' : `new ${i}`)));
+    // More calls than the 10 of an undisturbed apply: the refused transactions, sent again without
+    // the moved items, and each moved item read and settled alone.
+    expect(Number(applied.headers.get('x-local-dynamodb-calls'))).toBeGreaterThan(10);
+    for (const [i, entries] of [
+      [3, 1],
+      [10, 2],
+      [11, 2],
+    ] as const) {
+      // Created, then applied (unless it conflicted); the direct moves write no history.
+      expect(await historyOf(tenant.businessId, faqs[i] ?? '')).toHaveLength(entries);
+    }
+
+    const reverting = api('POST', edits(`/changesets/${changeset}/revert`), {
+      token: tenant.tokens.owner,
+      headers: { 'x-local-dynamodb-delay-ms': '500' },
+    });
+    await untilStatus(changeset, 'reverting');
+    const revertAnswerMoved = [5, 60];
+    await moveRecords(revertAnswerMoved, [6, 61], 'agent again');
+    const reverted = await reverting;
+
+    expect(reverted.status).toBe(200);
+    expect(reverted.body.data.items.map((item: { status: string }) => item.status)).toEqual(
+      faqs.map((_, i) =>
+        answerMoved.includes(i) ? 'conflict' : revertAnswerMoved.includes(i) ? 'revert_conflict' : 'reverted',
+      ),
+    );
+    expect(await answers()).toEqual(
+      faqs.map((_, i) =>
+        answerMoved.includes(i) ? 'agent' : revertAnswerMoved.includes(i) ? 'agent again' : 'initial',
+      ),
+    );
+  }, 120_000);
+
+  /** Wait until the changeset's claim is written (its records have been read by then). */
+  async function untilStatus(changesetId: string, status: string) {
+    for (let i = 0; i < 1000; i++) {
+      const { Item } = await dynamo.send(
+        new GetCommand({ TableName: tableName, Key: keys.changeset(changesetId), ConsistentRead: true }),
+      );
+      if (Item?.status === status) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`the changeset never became ${status}`);
+  }
+
+  /** Change records behind the service's back, bumping their versions as a write would. */
+  async function moveRecords(answerMoved: number[], questionMoved: number[], answer: string) {
+    const move = (i: number, field: 'answer' | 'question', value: string) =>
+      dynamo.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.record(tenant.businessId, 'faq', faqs[i] ?? ''),
+          UpdateExpression: 'SET #field = :value, #version = #version + :one',
+          ExpressionAttributeNames: { '#field': field, '#version': 'version' },
+          ExpressionAttributeValues: { ':value': value, ':one': 1 },
+        }),
+      );
+    await Promise.all([
+      ...answerMoved.map((i) => move(i, 'answer', answer)),
+      ...questionMoved.map((i) => move(i, 'question', `moved ${i}?`)),
+    ]);
+  }
+});
