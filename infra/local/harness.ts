@@ -1,19 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import {
-  apiSurfaces,
-  consoleOrigins,
-  consolePreflightHeaders,
-  consoleResponseHeaders,
-} from '#lib/http/cors.ts';
+import { join } from 'node:path';
+import { consoleOrigins } from '#lib/http/cors.ts';
 import { generateSigningKeys } from '#lib/oauth/signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { withParameterExamples } from '../openapi-guide.ts';
-import { type DevConsole, handleConsoleRequest, isConsolePath, localConsoleUrl } from './dev-console.ts';
+import { localConsoleUrl } from './dev-console.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer, localUserId } from './dev-issuer.ts';
 import {
   ensureTable,
@@ -24,26 +18,22 @@ import {
   startS3,
   startSes,
 } from './emulators.ts';
-import {
-  buildHttpApiEvent,
-  MAX_LAMBDA_PAYLOAD_BYTES,
-  MAX_REQUEST_BYTES,
-  matchRoute,
-} from './http-api-event.ts';
-import { gatewayError, type HttpResponse, invokeRoute, stopFunctions } from './lambda-runner.ts';
+import { gatewayError, stopFunctions } from './lambda-runner.ts';
 import type { SeedRecord } from './seed.ts';
+import { handle, ISSUER_PATH, notReady, type Site, send } from './site.ts';
 import { acquireStackLock, describeRunningStack } from './stack-lock.ts';
 
 export const LOCAL_TABLE_NAME = 'business-platform-local';
 export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
 export const LOCAL_SES_SENDER = 'no-reply@business-platform.local';
-const ISSUER_PATH = '/local-issuer';
-export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
-export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
-export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
-/** Read and write request units apart (auth included), and the operation's sequential round trips. */
-export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
-export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
+// The headers the local stack adds to every function's answer (defined beside the code that sets them).
+export {
+  DYNAMO_AUTH_CALLS_HEADER,
+  DYNAMO_CALLS_HEADER,
+  DYNAMO_CAPACITY_HEADER,
+  DYNAMO_ROUND_TRIPS_HEADER,
+  DYNAMO_UNITS_HEADER,
+} from './site.ts';
 /** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
@@ -303,172 +293,3 @@ function listen(server: Server, port: number): Promise<string> {
     });
   });
 }
-
-interface Site {
-  rootDir: string;
-  openApi: string;
-  jwks: string;
-  baseUrl: string;
-  devConsole: DevConsole;
-  consoleOrigins: string[];
-  functionTimeoutSeconds: number | undefined;
-}
-
-const require = createRequire(import.meta.url);
-const swaggerUiDir = dirname(require.resolve('swagger-ui-dist/package.json'));
-const DOCS_ASSETS: Record<string, string> = {
-  '/docs/swagger-ui.css': 'text/css',
-  '/docs/swagger-ui-bundle.js': 'text/javascript',
-};
-
-const json = (body: string): HttpResponse => ({
-  statusCode: 200,
-  headers: { 'content-type': 'application/json' },
-  body: Buffer.from(body),
-});
-
-async function handle(request: IncomingMessage, site: Site): Promise<HttpResponse> {
-  const body = await readBody(request);
-  if (body === 'too-large') {
-    // The body was read to its end (or the socket given up on), so say that this connection ends
-    // here: a keep-alive client then sends its next request on a new one instead of a dead one.
-    const refused = gatewayError(413, 'Request Entity Too Large');
-    refused.headers.connection = 'close';
-    return refused;
-  }
-  const url = request.url ?? '/';
-  const path = url.split('?')[0] ?? '/';
-  const method = request.method ?? 'GET';
-  if (isConsolePath(path)) {
-    return handleConsoleRequest(
-      { method, path, contentType: request.headers['content-type'], body },
-      site.devConsole,
-    );
-  }
-
-  if (method === 'GET') {
-    if (path === '/openapi.json') return json(site.openApi);
-    if (path === `${ISSUER_PATH}/.well-known/jwks.json`) return json(site.jwks);
-    if (path === `${ISSUER_PATH}/.well-known/openid-configuration`) {
-      return json(
-        JSON.stringify({
-          issuer: LOCAL_ISSUER,
-          jwks_uri: `${site.baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
-        }),
-      );
-    }
-    if (path === '/health') return json('{"status":"ok"}');
-    if (path === '/docs' || path === '/docs/') {
-      return {
-        statusCode: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8' },
-        body: Buffer.from(DOCS_PAGE),
-      };
-    }
-    const assetType = DOCS_ASSETS[path];
-    if (assetType) {
-      const file = join(swaggerUiDir, path.slice('/docs/'.length));
-      return { statusCode: 200, headers: { 'content-type': assetType }, body: readFileSync(file) };
-    }
-  }
-
-  const match = matchRoute(routeTable, method, path);
-  const origin = request.headers.origin;
-  // The console API's CORS configuration answers every other preflight itself (lib/http/cors.ts).
-  if (method === 'OPTIONS' && !match) {
-    return {
-      statusCode: 204,
-      headers: consolePreflightHeaders(origin, site.consoleOrigins),
-      body: Buffer.alloc(0),
-    };
-  }
-  if (!match) return gatewayError(404, 'Not Found');
-  const event = buildHttpApiEvent(
-    {
-      method,
-      url,
-      rawHeaders: request.rawHeaders,
-      body,
-      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-    },
-    match,
-  );
-  if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_PAYLOAD_BYTES) {
-    return gatewayError(413, 'Request Entity Too Large');
-  }
-  // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
-  const { response: result, usage } = await invokeRoute(
-    site.rootDir,
-    match.route,
-    event,
-    site.functionTimeoutSeconds,
-  );
-  result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
-  result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
-  result.headers[DYNAMO_CAPACITY_HEADER] = String(usage.capacityUnits);
-  result.headers[DYNAMO_UNITS_HEADER] = `read=${usage.readUnits}, write=${usage.writeUnits}`;
-  result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
-  if (apiSurfaces(match.route).includes('console')) {
-    Object.assign(result.headers, consoleResponseHeaders(origin, site.consoleOrigins));
-  }
-  return result;
-}
-
-/**
- * Read the body, keeping nothing past API Gateway's 10 MB: a larger body is read to its end and
- * dropped (so the client finishes sending and reads the 413), unless it goes on past
- * MAX_DRAINED_BYTES, when the connection is simply cut.
- */
-async function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_DRAINED_BYTES) {
-      request.socket.destroy();
-      return 'too-large';
-    }
-    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk as Buffer);
-  }
-  return size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks);
-}
-
-const MAX_DRAINED_BYTES = 100 * 1024 * 1024;
-
-/** The answer to a request that arrives while the stack is still starting. */
-function notReady(): HttpResponse {
-  return {
-    statusCode: 503,
-    headers: { 'content-type': 'application/json', 'retry-after': '2', connection: 'close' },
-    body: Buffer.from(
-      JSON.stringify({
-        request_id: randomUUID(),
-        success: false,
-        error: {
-          code: 'SERVICE_UNAVAILABLE',
-          message: 'The local stack is still starting; retry in a moment',
-        },
-      }),
-    ),
-  };
-}
-
-function send(response: ServerResponse, result: HttpResponse): void {
-  if (response.headersSent) return;
-  // The harness's own answers (docs, the dev console, API Gateway's errors) are not sniffed either.
-  response.writeHead(result.statusCode, {
-    'x-content-type-options': 'nosniff',
-    ...result.headers,
-    'content-length': String(result.body.length),
-  });
-  response.end(result.body);
-}
-
-const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Business Platform Service API</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
-<body><div id="ui"></div>
-<script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true, persistAuthorization: true, tryItOutEnabled: true, displayRequestDuration: true });</script>
-</body></html>`;
