@@ -11,6 +11,25 @@ import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
  * when the send surely failed.
  */
 
+type MailState = 'pending' | 'started';
+
+/**
+ * Move the invite's mail state `from` → `to`, only on the invite stored under this key. Throws
+ * ConditionalCheckFailedException when the invite is not in `from` (or belongs to another key).
+ */
+function moveInviteMail(email: string, idempotentCreate: IdempotentCreate, from: MailState, to: MailState) {
+  return dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.platformAdmin(normaliseEmail(email)),
+      UpdateExpression: 'SET #mail = :to',
+      ConditionExpression: '#key = :key AND #mail = :from',
+      ExpressionAttributeNames: { '#mail': INVITE_MAIL_ATTRIBUTE, '#key': INVITE_KEY_ATTRIBUTE },
+      ExpressionAttributeValues: { ':key': idempotentCreate.keyHash, ':from': from, ':to': to },
+    }),
+  );
+}
+
 /**
  * Before sending the e-mail of an invite stored under an Idempotency-Key: move it from `pending`
  * to `started`, at most once per key. False when a send has already started (a re-run must not
@@ -18,20 +37,7 @@ import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
  */
 export async function claimInviteMail(email: string, idempotentCreate: IdempotentCreate): Promise<boolean> {
   try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.platformAdmin(normaliseEmail(email)),
-        UpdateExpression: 'SET #mail = :started',
-        ConditionExpression: '#key = :key AND #mail = :pending',
-        ExpressionAttributeNames: { '#mail': INVITE_MAIL_ATTRIBUTE, '#key': INVITE_KEY_ATTRIBUTE },
-        ExpressionAttributeValues: {
-          ':key': idempotentCreate.keyHash,
-          ':pending': 'pending',
-          ':started': 'started',
-        },
-      }),
-    );
+    await moveInviteMail(email, idempotentCreate, 'pending', 'started');
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
@@ -41,18 +47,5 @@ export async function claimInviteMail(email: string, idempotentCreate: Idempoten
 
 /** Back to `pending` after a send that surely did not happen, so a retry with the key sends it. */
 export async function releaseInviteMail(email: string, idempotentCreate: IdempotentCreate): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.platformAdmin(normaliseEmail(email)),
-      UpdateExpression: 'SET #mail = :pending',
-      ConditionExpression: '#key = :key AND #mail = :started',
-      ExpressionAttributeNames: { '#mail': INVITE_MAIL_ATTRIBUTE, '#key': INVITE_KEY_ATTRIBUTE },
-      ExpressionAttributeValues: {
-        ':key': idempotentCreate.keyHash,
-        ':pending': 'pending',
-        ':started': 'started',
-      },
-    }),
-  );
+  await moveInviteMail(email, idempotentCreate, 'started', 'pending');
 }
