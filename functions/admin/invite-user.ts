@@ -14,5 +14,5 @@ export const handler = httpHandler(
       data: await inviteAdmin({ ...body, invitedBy: principal.email ?? principal.userId }, idempotentCreate),
     };
   },
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

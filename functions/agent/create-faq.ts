@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createFaq'),
   agentAuth,
   (input) => createAgentRecord('faq', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

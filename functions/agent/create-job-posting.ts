@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createJobPosting'),
   agentAuth,
   (input) => createAgentRecord('job_posting', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createLocation'),
   agentAuth,
   (input) => createAgentRecord('location', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createPackage'),
   agentAuth,
   (input) => createAgentRecord('package', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

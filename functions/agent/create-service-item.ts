@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createServiceItem'),
   agentAuth,
   (input) => createAgentRecord('service_item', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createService'),
   agentAuth,
   (input) => createAgentRecord('service', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

@@ -8,5 +8,5 @@ export const handler = httpHandler(
   agentRoute('createTeamMember'),
   agentAuth,
   (input) => createAgentRecord('team_member', input),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

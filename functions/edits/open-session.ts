@@ -10,5 +10,5 @@ export const handler = httpHandler(
   async ({ body, principal, idempotentCreate }) => ({
     data: await openSession(principal, body.business_id, idempotentCreate),
   }),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

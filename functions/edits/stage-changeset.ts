@@ -10,5 +10,5 @@ export const handler = httpHandler(
   async ({ params, body, principal, idempotentCreate }) => ({
     data: await stageChangeset(principal, params.session_id, body, idempotentCreate),
   }),
-  withIdempotencyKey,
+  { idempotency: withIdempotencyKey },
 );

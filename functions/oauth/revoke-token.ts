@@ -1,9 +1,15 @@
 import { publicAccess } from '#lib/auth/public-access.ts';
+import { formBody } from '#lib/http/form-body.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { revokeToken } from '#lib/oauth/tokens.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
 
-export const handler = httpHandler(oauthRoutes.revokeOAuthToken, publicAccess, async ({ body }) => {
-  await revokeToken(body.token, body.client_id);
-  return { raw: { statusCode: 200 } };
-});
+export const handler = httpHandler(
+  oauthRoutes.revokeOAuthToken,
+  publicAccess,
+  async ({ body }) => {
+    await revokeToken(body.token, body.client_id);
+    return { raw: { statusCode: 200 } };
+  },
+  { bodyParser: formBody },
+);

@@ -2,26 +2,17 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
-import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
-import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { markAuthenticated } from '#lib/db/call-counter.ts';
+import { type BodyParser, bodyMiddleware, jsonBody } from '#lib/http/body-parsers.ts';
 import { answerBeforeDeadline } from '#lib/http/deadline.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { successBody } from '#lib/http/envelope.ts';
 import { errorPayload } from '#lib/http/error-formats.ts';
-import {
-  BadRequestError,
-  HttpError,
-  PayloadTooLargeError,
-  ServiceUnavailableError,
-  UnsupportedMediaTypeError,
-} from '#lib/http/errors.ts';
+import { HttpError, ServiceUnavailableError } from '#lib/http/errors.ts';
 import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
-import { normalisedContentType } from '#lib/http/media-type.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -71,6 +62,16 @@ export type IdempotencyWrapper = <
   respond: (event: Event, context: C) => Promise<Result>,
 ) => (event: Event, context: C) => Promise<Result>;
 
+/**
+ * What only some handlers pass, so that other functions neither bundle nor load it: the
+ * Idempotency-Key wrapper (routes with idempotent: true) and a body parser other than JSON
+ * (routes with bodyFormat form or multipart).
+ */
+export interface HandlerOptions {
+  idempotency?: IdempotencyWrapper;
+  bodyParser?: BodyParser;
+}
+
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 /**
@@ -109,7 +110,7 @@ export function httpHandler<R extends RouteDefinition, P>(
   route: R,
   authenticator: Authenticator<P>,
   operation: (input: HandlerInput<R, P>) => Promise<HandlerOutput | undefined>,
-  idempotency?: IdempotencyWrapper,
+  { idempotency, bodyParser = jsonBody }: HandlerOptions = {},
 ) {
   if (authenticator.kind !== route.auth) {
     throw new Error(
@@ -119,6 +120,11 @@ export function httpHandler<R extends RouteDefinition, P>(
   if (Boolean(route.idempotent) !== Boolean(idempotency)) {
     throw new Error(
       `${route.operationId}: a route with idempotent: true, and only such a route, passes withIdempotencyKey`,
+    );
+  }
+  if (route.request.body && bodyParser.format !== (route.bodyFormat ?? 'json')) {
+    throw new Error(
+      `${route.operationId} takes a ${route.bodyFormat} body; its handler passes that parser (lib/http/${route.bodyFormat}-body.ts)`,
     );
   }
   authenticator.prepare();
@@ -134,7 +140,7 @@ export function httpHandler<R extends RouteDefinition, P>(
   if (route.rejectsMethods) chain.use(onlyRouteMethod(route));
   chain.use(authentication(authenticator, route));
   if (route.request.body) {
-    chain.use(requestBody(route.bodyFormat ?? 'json', route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+    chain.use(bodyMiddleware(bodyParser, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   }
 
   const respond = async (event: Event, context: PipelineContext<P>): Promise<Result> => {
@@ -251,103 +257,6 @@ function onlyRouteMethod<P>(route: RouteDefinition): MiddlewareObj<Event, Result
           allow: `${route.method}, OPTIONS`,
         },
       );
-    },
-  };
-}
-
-/**
- * The route's body parser: JSON (default), an HTML form (the OAuth token and revoke endpoints) or
- * multipart/form-data (photo imports).
- */
-function requestBody<P>(
-  format: 'json' | 'form' | 'multipart',
-  maxBytes: number,
-): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  const parser =
-    format === 'form'
-      ? formRequestBody<P>(maxBytes)
-      : format === 'multipart'
-        ? multipartRequestBody<P>(maxBytes)
-        : jsonRequestBody<P>(maxBytes);
-  return {
-    before: async (request) => {
-      // Media types are case-insensitive; a text body in another charset than UTF-8 is a 415.
-      const { headers } = request.event;
-      const contentType = normalisedContentType(headers['content-type'], format !== 'multipart');
-      if (contentType !== undefined) headers['content-type'] = contentType;
-      return parser.before?.(request);
-    },
-  };
-}
-
-/** @middy/http-multipart-body-parser (busboy) after the size check; a malformed body is a 415. */
-function multipartRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  const parser = httpMultipartBodyParser();
-  return {
-    before: async (request) => {
-      assertBodySize(request.event, maxBytes);
-      try {
-        await parser.before?.(request as unknown as Request);
-      } catch (error) {
-        const cause = (error as { cause?: { package?: string } }).cause;
-        if (cause?.package !== '@middy/http-multipart-body-parser') throw error;
-        throw new UnsupportedMediaTypeError('Send the body as multipart/form-data');
-      }
-    },
-  };
-}
-
-function assertBodySize(event: Event, maxBytes: number): void {
-  const { body = '', isBase64Encoded } = event;
-  const size = isBase64Encoded ? Buffer.byteLength(body, 'base64') : Buffer.byteLength(body, 'utf8');
-  if (size > maxBytes) {
-    throw new PayloadTooLargeError(`Request body is ${size} bytes; the limit is ${maxBytes}`);
-  }
-}
-
-/**
- * @middy/http-urlencode-body-parser after the size check. A parameter sent twice arrives as an
- * array, which the route's schema (strings only) rejects, as RFC 6749 §3.2 asks.
- */
-function formRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  const parser = httpUrlencodeBodyParser();
-  return {
-    before: async (request) => {
-      request.event.body ??= '';
-      assertBodySize(request.event, maxBytes);
-      try {
-        await parser.before?.(request as unknown as Request);
-      } catch (error) {
-        const cause = (error as { cause?: { package?: string } }).cause;
-        if (cause?.package !== '@middy/http-urlencode-body-parser') throw error;
-        throw new UnsupportedMediaTypeError('Send the body as application/x-www-form-urlencoded');
-      }
-    },
-  };
-}
-
-/**
- * Size and content-type checks, then @middy/http-json-body-parser. An absent body is left
- * undefined so that validation reports it as a missing field (422) like any other.
- */
-function jsonRequestBody<P>(maxBytes: number): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
-  const parser = httpJsonBodyParser();
-  return {
-    before: async (request) => {
-      const { body } = request.event;
-      if (body === undefined || body === '') {
-        request.event.body = undefined;
-        return;
-      }
-      assertBodySize(request.event, maxBytes);
-      try {
-        await parser.before?.(request as unknown as Request);
-      } catch (error) {
-        const cause = (error as { cause?: { package?: string; message?: string } }).cause;
-        if (cause?.package !== '@middy/http-json-body-parser') throw error;
-        if (cause.message !== undefined) throw new BadRequestError(`Malformed JSON body: ${cause.message}`);
-        throw new UnsupportedMediaTypeError('Send the body as application/json');
-      }
     },
   };
 }

@@ -32,7 +32,9 @@ describe('Idempotency-Key', () => {
     process.env.TABLE_NAME ??= 'unit-test-table';
     const { withIdempotencyKey } = await import('#lib/http/idempotency.ts');
     expect(() =>
-      httpHandler(editsRoutes.getEditSession, stubAuth, async () => undefined, withIdempotencyKey),
+      httpHandler(editsRoutes.getEditSession, stubAuth, async () => undefined, {
+        idempotency: withIdempotencyKey,
+      }),
     ).toThrow(/withIdempotencyKey/);
   });
 

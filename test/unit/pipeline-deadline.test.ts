@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { DEADLINE_MARGIN_MS } from '#lib/http/deadline.ts';
+import { formBody } from '#lib/http/form-body.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
@@ -37,7 +38,8 @@ async function call(
   operation: () => Promise<unknown> = async () => ({ data: {} }),
   remainingMs = DEADLINE_MARGIN_MS + 200,
 ) {
-  const handler = httpHandler(theRoute, auth, operation as never);
+  const bodyParser = theRoute.bodyFormat === 'form' ? formBody : undefined;
+  const handler = httpHandler(theRoute, auth, operation as never, { bodyParser });
   const match = matchRoute([theRoute], theRoute.method, theRoute.path);
   if (!match) throw new Error('route did not match');
   const event: APIGatewayProxyEventV2 = buildHttpApiEvent(

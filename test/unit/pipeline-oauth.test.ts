@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { OAuthError } from '#lib/http/errors.ts';
+import { formBody } from '#lib/http/form-body.ts';
 import { type HandlerOutput, httpHandler } from '#lib/http/pipeline.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
@@ -40,7 +41,8 @@ async function send(
   operation: (input: unknown) => Promise<HandlerOutput | undefined>,
   request: { method?: string; body?: string; contentType?: string; url?: string } = {},
 ) {
-  const handler = httpHandler(route, open, async (input) => operation(input));
+  const bodyParser = route.bodyFormat === 'form' ? formBody : undefined;
+  const handler = httpHandler(route, open, async (input) => operation(input), { bodyParser });
   const url = request.url ?? route.path;
   const method = request.method ?? route.method;
   const match = matchRoute([route], method, url.split('?')[0] ?? '');
@@ -94,6 +96,14 @@ describe('pipeline: OAuth endpoints', () => {
     expect(result.statusCode).toBe(status);
     expect(result.json).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
     expect(result.headers?.['access-control-allow-origin']).toBe('*');
+  });
+
+  it('refuses to build a form route without the form parser, or with another one', async () => {
+    const { jsonBody } = await import('#lib/http/body-parsers.ts');
+    const operation = async () => undefined;
+    expect(() => httpHandler(tokenRoute, open, operation)).toThrow(/takes a form body/);
+    expect(() => httpHandler(tokenRoute, open, operation, { bodyParser: jsonBody })).toThrow(/form-body\.ts/);
+    expect(() => httpHandler(tokenRoute, open, operation, { bodyParser: formBody })).not.toThrow();
   });
 
   it('writes an OAuthError with its own code and status', async () => {

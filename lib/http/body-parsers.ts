@@ -1,0 +1,93 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#lib/http/errors.ts';
+import { normalisedContentType } from '#lib/http/media-type.ts';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+export type BodyFormat = 'json' | 'form' | 'multipart';
+
+// biome-ignore lint/suspicious/noExplicitAny: the pipeline's context type varies by principal
+export type BodyMiddleware = MiddlewareObj<Event, Result, Error, any>;
+
+/**
+ * How a route's request body is read. JSON is every route's default (jsonBody); the form and
+ * multipart parsers live in their own modules and are handed to httpHandler by the few handlers
+ * whose route takes them, so that no other function bundles or loads them (issue 14: busboy and
+ * the urlencode parser cost every cold start ~5 ms for three routes).
+ */
+export interface BodyParser {
+  format: BodyFormat;
+  middleware(maxBytes: number): BodyMiddleware;
+}
+
+/**
+ * Wraps a parser with what every format shares: media types are case-insensitive, and a text body
+ * in a charset other than UTF-8 is a 415.
+ */
+export function bodyMiddleware(parser: BodyParser, maxBytes: number): BodyMiddleware {
+  const parse = parser.middleware(maxBytes);
+  return {
+    before: async (request) => {
+      const { headers } = request.event;
+      const contentType = normalisedContentType(headers['content-type'], parser.format !== 'multipart');
+      if (contentType !== undefined) headers['content-type'] = contentType;
+      return parse.before?.(request);
+    },
+  };
+}
+
+export function assertBodySize(event: Event, maxBytes: number): void {
+  const { body = '', isBase64Encoded } = event;
+  const size = isBase64Encoded ? Buffer.byteLength(body, 'base64') : Buffer.byteLength(body, 'utf8');
+  if (size > maxBytes) {
+    throw new PayloadTooLargeError(`Request body is ${size} bytes; the limit is ${maxBytes}`);
+  }
+}
+
+/**
+ * Runs a middy body parser and turns its own failure (a body it cannot read) into `failed()`;
+ * anything else it throws passes through.
+ */
+export async function runParser(
+  parser: { before?: ((request: never) => unknown) | undefined },
+  request: Request<Event, Result>,
+  packageName: string,
+  failed: (cause: { message?: string }) => Error,
+): Promise<void> {
+  try {
+    await parser.before?.(request as never);
+  } catch (error) {
+    const cause = (error as { cause?: { package?: string; message?: string } }).cause;
+    if (cause?.package !== packageName) throw error;
+    throw failed(cause);
+  }
+}
+
+/**
+ * Size and content-type checks, then @middy/http-json-body-parser. An absent body is left
+ * undefined so that validation reports it as a missing field (422) like any other.
+ */
+export const jsonBody: BodyParser = {
+  format: 'json',
+  middleware(maxBytes) {
+    const parser = httpJsonBodyParser();
+    return {
+      before: async (request) => {
+        const { body } = request.event;
+        if (body === undefined || body === '') {
+          request.event.body = undefined;
+          return;
+        }
+        assertBodySize(request.event, maxBytes);
+        await runParser(parser, request, '@middy/http-json-body-parser', (cause) =>
+          cause.message !== undefined
+            ? new BadRequestError(`Malformed JSON body: ${cause.message}`)
+            : new UnsupportedMediaTypeError('Send the body as application/json'),
+        );
+      },
+    };
+  },
+};
