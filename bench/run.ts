@@ -3,7 +3,7 @@
  * importing the bundle and invoking it once against DynamoDB Local), interleaved with a bare bundled
  * handler doing one SDK call (the floor); then DynamoDB calls, request units and cost per operation,
  * and the edits API under a realistic round trip. Prints Markdown; `-- --write` also writes it to
- * bench/results.md, `-- --only cold,agent,edits,oauth,mcp,media` runs some sections.
+ * bench/results.md, `-- --only parts,cold,agent,edits,oauth,mcp,media` runs some sections.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { routeTable } from '#lib/routes/route-table.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { sampleEvent } from '../infra/local/sample-event.ts';
+import { measureParts } from './cold-parts.ts';
 import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { type Measured, measureEdits, NETWORK_DELAY_MS } from './edits-apply.ts';
@@ -96,6 +97,21 @@ try {
     out(
       `\nMean over ${cold.length} functions: ${mean.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(mean <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}.`,
     );
+  }
+
+  if (runs('parts')) {
+    const parts = await measureParts(workDir, Math.max(RUNS, 11));
+    const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+    out(
+      `\n## What the parts of a function cost a cold start\n\nEach part alone in a probe (bench/probes/), bundled as the functions are, loaded and called in fresh processes; the probes interleaved, ${parts[0]?.init.n} rounds. Over = the probe's median init over its base probe's. Parts share modules, so the figures add up only roughly.\n`,
+    );
+    out('| part | bundle KB | init ms | over | base |');
+    out('|---|---:|---:|---:|---|');
+    for (const part of parts) {
+      out(
+        `| ${part.what} | ${kb(part.bytes)} | ${formatSpread(part.init)} | ${part.overBase === undefined ? '' : `+${part.overBase.toFixed(0)}`} | ${part.base ?? ''} |`,
+      );
+    }
   }
 
   if (runs('agent')) {
