@@ -5,6 +5,7 @@ import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { AREA_GUIDES, errorExample, operationGuide } from './openapi-guide.ts';
+import { toClassic } from './openapi-zod.ts';
 
 const ValidationIssue = z
   .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
@@ -135,11 +136,12 @@ function errorSchema(route: RouteDefinition, status: number): z.ZodType {
 }
 
 function responseSchema(route: RouteDefinition): z.ZodType {
-  if (route.envelope === 'bare') return route.response ?? z.null();
+  const response = toClassic(route.response);
+  if (route.envelope === 'bare') return response ?? z.null();
   return z.object({
     request_id: z.string(),
     success: z.literal(true),
-    data: route.response ?? z.null(),
+    data: response ?? z.null(),
     meta: z.record(z.string(), z.unknown()).optional(),
   });
 }
@@ -182,9 +184,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
     }
     // Idempotency-Key: a retry while the first request is still running is a 409.
     if (route.idempotent) errorStatuses.add(409);
+    // Run-time schemas are zod/mini; the generator reads their classic twins.
+    const { params, query, body } = route.request;
+    const own = route.request.headers && (toClassic(route.request.headers) as z.ZodObject);
     const headers = route.idempotent
-      ? (route.request.headers ?? z.object({})).extend(IdempotencyKeyHeaders.shape)
-      : route.request.headers;
+      ? (own ?? z.object({})).extend((toClassic(IdempotencyKeyHeaders) as z.ZodObject).shape)
+      : own;
     const responses: Record<
       string,
       { description: string; content?: Record<string, { schema: z.ZodType; example?: unknown }> }
@@ -196,7 +201,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
           ? { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } }
           : { description: 'Success, no body' };
     if (route.binaryContentTypes && route.response) {
-      const schema = route.response;
+      const schema = toClassic(route.response);
       responses[String(route.successStatus)] = {
         description: 'The bytes, with the stored content type, content-length and ETag (the sha256)',
         content: Object.fromEntries(route.binaryContentTypes.map((type) => [type, { schema }])),
@@ -240,16 +245,16 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       tags: [route.area],
       security: securityOf(route),
       request: {
-        ...(route.request.params ? { params: route.request.params } : {}),
-        ...(route.request.query ? { query: route.request.query } : {}),
+        ...(params ? { params: toClassic(params) as z.ZodObject } : {}),
+        ...(query ? { query: toClassic(query) as z.ZodObject } : {}),
         ...(headers ? { headers } : {}),
-        ...(route.request.body
+        ...(body
           ? {
               body: {
                 required: true,
                 content: {
                   [BODY_CONTENT_TYPES[route.bodyFormat ?? 'json']]: {
-                    schema: route.request.body,
+                    schema: toClassic(body),
                     ...(route.example === undefined ? {} : { example: route.example }),
                   },
                 },

@@ -4,27 +4,28 @@ export const FREQUENCY_TYPES = ['daily', 'weekly', 'biweekly', 'monthly'] as con
 export type FrequencyType = (typeof FREQUENCY_TYPES)[number];
 
 /** Request of PUT …/blog_posts/auto_schedule; omitted fields take the spec's defaults. */
-export const BlogAutoScheduleBody = z
-  .strictObject({
-    auto_publish: z.boolean().default(false),
-    frequency_type: z.enum(FREQUENCY_TYPES).default('weekly'),
-    is_enabled: z.boolean().default(true),
-  })
-  .meta({ id: 'BlogAutoScheduleBody' });
+export const BlogAutoScheduleBody = z.meta(
+  z.strictObject({
+    auto_publish: z._default(z.boolean(), false),
+    frequency_type: z._default(z.enum(FREQUENCY_TYPES), 'weekly'),
+    is_enabled: z._default(z.boolean(), true),
+  }),
+  { id: 'BlogAutoScheduleBody' },
+);
 export type BlogAutoScheduleInput = z.output<typeof BlogAutoScheduleBody>;
 
-export const BlogAutoScheduleData = z
-  .object({
+export const BlogAutoScheduleData = z.meta(
+  z.object({
     business_id: z.uuid(),
     is_enabled: z.boolean(),
     auto_publish: z.boolean(),
     frequency_type: z.enum(FREQUENCY_TYPES),
-    next_run_at: z.iso
-      .datetime()
-      .nullable()
-      .meta({ description: 'When the next post is due; null while disabled' }),
+    next_run_at: z.meta(z.nullable(z.iso.datetime()), {
+      description: 'When the next post is due; null while disabled',
+    }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
-  })
-  .meta({ id: 'BlogAutoScheduleData' });
+  }),
+  { id: 'BlogAutoScheduleData' },
+);
 export type BlogAutoSchedule = z.output<typeof BlogAutoScheduleData>;

@@ -71,11 +71,7 @@ export function decodeCursor<K extends Record<string, string>>(
 
 /** One key attribute of a cursor: a non-empty string that starts with `prefix` (its partition's). */
 export const keyPart = (prefix: string) =>
-  z
-    .string()
-    .min(prefix.length + 1)
-    .max(400)
-    .startsWith(prefix);
+  z.string().check(z.minLength(prefix.length + 1), z.maxLength(400), z.startsWith(prefix));
 
 /** A key attribute that must be exactly this value (the partition key of the query itself). */
 export const keyValue = (value: string) => z.literal(value);

@@ -8,7 +8,7 @@ import * as z from '#lib/validation/zod.ts';
  */
 
 export const OpenSessionBody = once(() =>
-  z.strictObject({ business_id: z.uuid() }).meta({ id: 'OpenEditSessionBody' }),
+  z.meta(z.strictObject({ business_id: z.uuid() }), { id: 'OpenEditSessionBody' }),
 );
 export const SessionPathParams = once(() => z.strictObject({ session_id: z.uuid() }));
 export const RecordPathParams = once(() =>
@@ -20,119 +20,129 @@ export const RecordPathParams = once(() =>
 );
 export const ChangeLogQuery = once(() =>
   z.strictObject({
-    cursor: z.string().max(1000).optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.optional(z.string().check(z.maxLength(1000))),
+    limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(200)), 50),
   }),
 );
 
 export const EditSession = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       id: z.uuid(),
       business_id: z.uuid(),
       is_open: z.boolean(),
       opened_by: z.string(),
-      client_id: z.string().nullable(),
+      client_id: z.nullable(z.string()),
       created_at: z.iso.datetime(),
       last_used_at: z.iso.datetime(),
-      expires_at: z.iso
-        .datetime()
-        .meta({ description: 'When it closes unless used again sooner (60 min idle, 24 h at most)' }),
-    })
-    .meta({ id: 'EditSession' }),
+      expires_at: z.meta(z.iso.datetime(), {
+        description: 'When it closes unless used again sooner (60 min idle, 24 h at most)',
+      }),
+    }),
+    { id: 'EditSession' },
+  ),
 );
 export type EditSessionView = z.output<ReturnType<typeof EditSession>>;
 
 const TrimmedRecord = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       record_id: z.string(),
       version: z.int(),
-      label: z.string().nullable(),
+      label: z.nullable(z.string()),
       updated_at: z.iso.datetime(),
-    })
-    .meta({ id: 'TrimmedRecord' }),
+    }),
+    { id: 'TrimmedRecord' },
+  ),
 );
 
 export const Snapshot = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       business_id: z.uuid(),
-      profile: z.record(z.string(), z.unknown()).nullable(),
+      profile: z.nullable(z.record(z.string(), z.unknown())),
       records: z.record(z.string(), z.array(TrimmedRecord())),
-    })
-    .meta({ id: 'Snapshot' }),
+    }),
+    { id: 'Snapshot' },
+  ),
 );
 
 export const RecordEnvelope = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       entity: z.enum(ENTITY_NAMES),
       record_id: z.string(),
       version: z.int(),
       data: z.record(z.string(), z.unknown()),
-    })
-    .meta({ id: 'EditRecord' }),
+    }),
+    { id: 'EditRecord' },
+  ),
 );
 
 export const Claim = once(() =>
-  z
-    .object({ business_id: z.uuid(), name: z.string(), role: z.enum(['owner', 'editor']) })
-    .meta({ id: 'Claim' }),
+  z.meta(z.object({ business_id: z.uuid(), name: z.string(), role: z.enum(['owner', 'editor']) }), {
+    id: 'Claim',
+  }),
 );
 
 export const BusinessSummary = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       id: z.uuid(),
       name: z.string(),
-      role: z.enum(['owner', 'editor', 'viewer']).nullable(),
+      role: z.nullable(z.enum(['owner', 'editor', 'viewer'])),
       record_counts: z.record(z.string(), z.int()),
-    })
-    .meta({ id: 'BusinessSummary' }),
+    }),
+    { id: 'BusinessSummary' },
+  ),
 );
 
 export const ChangeLogEntry = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       id: z.string(),
       business_id: z.uuid(),
       entity: z.enum(ENTITY_NAMES),
       record_id: z.string(),
       action: z.enum(['create', 'update', 'delete']),
-      before: z.record(z.string(), z.unknown()).nullable(),
-      after: z.record(z.string(), z.unknown()).nullable(),
-      actor: z.object({ type: z.string(), id: z.string(), client_id: z.string().optional() }),
+      before: z.nullable(z.record(z.string(), z.unknown())),
+      after: z.nullable(z.record(z.string(), z.unknown())),
+      actor: z.object({ type: z.string(), id: z.string(), client_id: z.optional(z.string()) }),
       at: z.iso.datetime(),
-      version: z.int().optional().meta({ description: 'The version the record reached with this change' }),
-      changeset_id: z.uuid().optional().meta({ description: 'The changeset that applied or reverted it' }),
-      revert_of: z.uuid().optional().meta({ description: 'The changeset item this change reverted' }),
-      undo_of: z.string().optional().meta({ description: 'The entry this change undid' }),
-      undone_by: z.string().optional().meta({ description: 'The entry that undid this change' }),
-    })
-    .meta({ id: 'ChangeLogEntry' }),
+      version: z.meta(z.optional(z.int()), {
+        description: 'The version the record reached with this change',
+      }),
+      changeset_id: z.meta(z.optional(z.uuid()), {
+        description: 'The changeset that applied or reverted it',
+      }),
+      revert_of: z.meta(z.optional(z.uuid()), { description: 'The changeset item this change reverted' }),
+      undo_of: z.meta(z.optional(z.string()), { description: 'The entry this change undid' }),
+      undone_by: z.meta(z.optional(z.string()), { description: 'The entry that undid this change' }),
+    }),
+    { id: 'ChangeLogEntry' },
+  ),
 );
 
 export const StageChangesetBody = once(() =>
-  z
-    .strictObject({
-      summary: z.string().max(500).optional(),
+  z.meta(
+    z.strictObject({
+      summary: z.optional(z.string().check(z.maxLength(500))),
       items: z
         .array(
           z.strictObject({
             entity: z.enum(ENTITY_NAMES),
             action: z.enum(['create', 'update', 'delete']),
-            record_id: z.union([z.uuid(), z.literal('profile')]).optional(),
-            fields: z.record(z.string(), z.unknown()).optional(),
+            record_id: z.optional(z.union([z.uuid(), z.literal('profile')])),
+            fields: z.optional(z.record(z.string(), z.unknown())),
           }),
         )
-        .min(1)
-        .max(100),
-    })
-    .meta({ id: 'StageChangesetBody' }),
+        .check(z.minLength(1), z.maxLength(100)),
+    }),
+    { id: 'StageChangesetBody' },
+  ),
 );
 
-export const TickBody = once(() => z.strictObject({ ticked: z.boolean() }).meta({ id: 'TickBody' }));
+export const TickBody = once(() => z.meta(z.strictObject({ ticked: z.boolean() }), { id: 'TickBody' }));
 export const ChangesetPathParams = once(() => z.strictObject({ changeset_id: z.uuid() }));
 export const ChangesetItemPathParams = once(() =>
   z.strictObject({ changeset_id: z.uuid(), item_id: z.uuid() }),
@@ -140,53 +150,59 @@ export const ChangesetItemPathParams = once(() =>
 export const UndoPathParams = once(() => z.strictObject({ business_id: z.uuid(), entry_id: z.uuid() }));
 export const ChangesetListQuery = once(() =>
   z.strictObject({
-    status: z.enum(['staged', 'applied', 'reverted', 'discarded']).optional(),
-    cursor: z.string().max(1000).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
+    status: z.optional(z.enum(['staged', 'applied', 'reverted', 'discarded'])),
+    cursor: z.optional(z.string().check(z.maxLength(1000))),
+    limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100)), 20),
   }),
 );
 
 const ChangesetItem = once(() =>
-  z
-    .object({
+  z.meta(
+    z.object({
       id: z.uuid(),
       index: z.int(),
       entity: z.enum(ENTITY_NAMES),
       action: z.enum(['create', 'update', 'delete']),
       record_id: z.string(),
-      fields: z.record(z.string(), z.unknown()).nullable(),
-      before: z.record(z.string(), z.unknown()).nullable(),
-      base_version: z.int().nullable(),
+      fields: z.nullable(z.record(z.string(), z.unknown())),
+      before: z.nullable(z.record(z.string(), z.unknown())),
+      base_version: z.nullable(z.int()),
       ticked: z.boolean(),
       status: z.enum(['staged', 'applied', 'conflict', 'skipped', 'reverted', 'revert_conflict']),
-      outcome: z.record(z.string(), z.unknown()).nullable(),
-    })
-    .meta({ id: 'ChangesetItem' }),
+      outcome: z.nullable(z.record(z.string(), z.unknown())),
+    }),
+    { id: 'ChangesetItem' },
+  ),
 );
 
 const ChangesetFields = once(() => ({
   id: z.uuid(),
   business_id: z.uuid(),
   session_id: z.uuid(),
-  summary: z.string().nullable(),
+  summary: z.nullable(z.string()),
   status: z.enum(['staged', 'applied', 'reverted', 'discarded']),
   created_at: z.iso.datetime(),
-  applied_at: z.iso.datetime().nullable(),
-  reverted_at: z.iso.datetime().nullable(),
-  discarded_at: z.iso.datetime().nullable(),
+  applied_at: z.nullable(z.iso.datetime()),
+  reverted_at: z.nullable(z.iso.datetime()),
+  discarded_at: z.nullable(z.iso.datetime()),
 }));
 
-export const ChangesetSummary = once(() => z.object(ChangesetFields()).meta({ id: 'ChangesetSummary' }));
+export const ChangesetSummary = once(() => z.meta(z.object(ChangesetFields()), { id: 'ChangesetSummary' }));
 export const Changeset = once(() =>
-  z.object({ ...ChangesetFields(), items: z.array(ChangesetItem()) }).meta({ id: 'Changeset' }),
+  z.meta(z.object({ ...ChangesetFields(), items: z.array(ChangesetItem()) }), { id: 'Changeset' }),
 );
 export const ChangesetOutcome = once(() =>
-  z
-    .object({ ...ChangesetFields(), items: z.array(ChangesetItem()), counts: z.record(z.string(), z.int()) })
-    .meta({ id: 'ChangesetOutcome' }),
+  z.meta(
+    z.object({
+      ...ChangesetFields(),
+      items: z.array(ChangesetItem()),
+      counts: z.record(z.string(), z.int()),
+    }),
+    { id: 'ChangesetOutcome' },
+  ),
 );
 export const UndoResult = once(() =>
-  z
-    .object({ entry_id: z.string(), undo_of: z.string(), record: z.record(z.string(), z.unknown()) })
-    .meta({ id: 'UndoResult' }),
+  z.meta(z.object({ entry_id: z.string(), undo_of: z.string(), record: z.record(z.string(), z.unknown()) }), {
+    id: 'UndoResult',
+  }),
 );

@@ -3,7 +3,6 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { markAuthenticated } from '#lib/db/call-counter.ts';
 import { type BodyParser, bodyMiddleware, jsonBody } from '#lib/http/body-parsers.ts';
@@ -16,6 +15,7 @@ import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
+import type * as z from '#lib/validation/zod.ts';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

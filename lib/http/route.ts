@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import type { AuthKind } from '#lib/auth/principal.ts';
+import type * as z from '#lib/validation/zod.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

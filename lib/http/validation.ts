@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '#lib/http/errors.ts';
+import * as z from '#lib/validation/zod.ts';
 
 export type RequestPart = 'path' | 'query' | 'header' | 'body';
 
@@ -27,7 +27,7 @@ export function parseRequestPart<S extends z.ZodType>(
   schema: S,
   value: unknown,
 ): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const issues = toValidationIssues(part, result.error);
   const summary = issues

@@ -19,9 +19,9 @@ const MAX_CACHE_SECONDS = 24 * 60 * 60;
 
 const ClientMetadataDocument = z.object({
   client_id: z.string(),
-  client_name: z.string().min(1).max(200),
-  redirect_uris: z.array(z.string().max(2000)).min(1).max(10),
-  token_endpoint_auth_method: z.literal('none').optional(),
+  client_name: z.string().check(z.minLength(1), z.maxLength(200)),
+  redirect_uris: z.array(z.string().check(z.maxLength(2000))).check(z.minLength(1), z.maxLength(10)),
+  token_endpoint_auth_method: z.optional(z.literal('none')),
 });
 
 /** A client_id in URL form; http is only ever fetched for origins the SSRF guard's allow-list names. */

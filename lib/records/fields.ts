@@ -7,10 +7,10 @@ import * as z from '#lib/validation/zod.ts';
  * use: a function builds the schemas of the entity it validates, not those of all eight (issue 14).
  */
 
-const CURRENCY = once(() => z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR'));
+const CURRENCY = once(() => z.string().check(z.regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR')));
 const URL = once(() => webUrl());
 const EMAIL = once(() => emailAddress());
-const PHONE = once(() => z.string().regex(/^\+?[0-9 ().-]{3,32}$/, 'a phone number'));
+const PHONE = once(() => z.string().check(z.regex(/^\+?[0-9 ().-]{3,32}$/, 'a phone number')));
 const ID = once(() => z.uuid());
 
 /**
@@ -18,24 +18,24 @@ const ID = once(() => z.uuid());
  * as 5e-324 would fail the write (a 500) instead of being refused as input (a 422).
  */
 export const storableNumber = (min: number, max: number) =>
-  z
-    .number()
-    .min(min)
-    .max(max)
-    .refine((value) => value === 0 || Math.abs(value) >= 1e-130, 'too close to zero to store; send 0');
+  z.number().check(
+    z.gte(min),
+    z.lte(max),
+    z.refine((value) => value === 0 || Math.abs(value) >= 1e-130, 'too close to zero to store; send 0'),
+  );
 
 export const fieldTypes = {
-  shortText: (max = 200) => z.string().trim().min(1).max(max),
-  text: (max: number) => z.string().max(max),
+  shortText: (max = 200) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max)),
+  text: (max: number) => z.string().check(z.maxLength(max)),
   url: URL,
   email: EMAIL,
   phone: PHONE,
   id: ID,
-  position: once(() => z.int().min(0).max(1_000_000)),
+  position: once(() => z.int().check(z.gte(0), z.lte(1_000_000))),
   boolean: once(() => z.boolean()),
   price: once(() =>
     z.strictObject({
-      amount_minor: z.int().min(0).max(1_000_000_000_00),
+      amount_minor: z.int().check(z.gte(0), z.lte(1_000_000_000_00)),
       currency: CURRENCY(),
     }),
   ),
@@ -44,28 +44,28 @@ export const fieldTypes = {
 };
 
 export const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-const TIME = once(() => z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM'));
+const TIME = once(() => z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM')));
 
 export const openingHours = once(() =>
-  z.array(z.strictObject({ day: z.enum(DAYS), opens: TIME(), closes: TIME() })).max(50),
+  z.array(z.strictObject({ day: z.enum(DAYS), opens: TIME(), closes: TIME() })).check(z.maxLength(50)),
 );
 
 export const address = once(() =>
   z.strictObject({
-    line1: z.string().trim().min(1).max(200),
-    line2: z.string().max(200).nullable().optional(),
-    city: z.string().trim().min(1).max(100),
-    region: z.string().max(100).nullable().optional(),
-    postal_code: z.string().max(20).nullable().optional(),
-    country: z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code such as DE'),
+    line1: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+    line2: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
+    city: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+    region: z.optional(z.nullable(z.string().check(z.maxLength(100)))),
+    postal_code: z.optional(z.nullable(z.string().check(z.maxLength(20)))),
+    country: z.string().check(z.regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code such as DE')),
   }),
 );
 
 /** min ≤ max is an entity rule (job_posting), because zod cannot make a refined object partial. */
 export const salary = once(() =>
   z.strictObject({
-    min: storableNumber(0, 1e12).nullable().optional(),
-    max: storableNumber(0, 1e12).nullable().optional(),
+    min: z.optional(z.nullable(storableNumber(0, 1e12))),
+    max: z.optional(z.nullable(storableNumber(0, 1e12))),
     currency: CURRENCY(),
     period: z.enum(['hour', 'day', 'week', 'month', 'year']),
   }),
@@ -73,30 +73,34 @@ export const salary = once(() =>
 
 export const socialLinks = once(() =>
   z.strictObject({
-    facebook: URL().nullable().optional(),
-    instagram: URL().nullable().optional(),
-    x: URL().nullable().optional(),
-    linkedin: URL().nullable().optional(),
-    youtube: URL().nullable().optional(),
-    tiktok: URL().nullable().optional(),
+    facebook: z.optional(z.nullable(URL())),
+    instagram: z.optional(z.nullable(URL())),
+    x: z.optional(z.nullable(URL())),
+    linkedin: z.optional(z.nullable(URL())),
+    youtube: z.optional(z.nullable(URL())),
+    tiktok: z.optional(z.nullable(URL())),
   }),
 );
 
 /** BCP 47 language tags, loosely: en, de-CH, zh-Hant-TW. */
 export const languages = once(() =>
-  z.array(z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 tag')).max(50),
+  z
+    .array(z.string().check(z.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 tag')))
+    .check(z.maxLength(50)),
 );
 
 export const timezone = once(() =>
-  z.string().refine(
-    (value) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: value });
-        return value.includes('/') || value === 'UTC';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'an IANA time zone such as Europe/Berlin' },
+  z.string().check(
+    z.refine(
+      (value) => {
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: value });
+          return value.includes('/') || value === 'UTC';
+        } catch {
+          return false;
+        }
+      },
+      { message: 'an IANA time zone such as Europe/Berlin' },
+    ),
   ),
 );

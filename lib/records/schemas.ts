@@ -17,19 +17,20 @@ export interface EntitySchemas {
 
 const cache = new Map<EntityName, EntitySchemas>();
 
-const Actor = z
-  .object({
+const Actor = z.meta(
+  z.object({
     type: z.enum(['user', 'agent', 'assistant']),
-    id: z
-      .string()
-      .meta({ description: "The user's id (for an assistant: the user it acted for), or the agent key id" }),
-    client_id: z.string().optional().meta({ description: "An assistant's OAuth client id" }),
-  })
-  .meta({ id: 'Actor', description: 'Who made the last change' });
+    id: z.meta(z.string(), {
+      description: "The user's id (for an assistant: the user it acted for), or the agent key id",
+    }),
+    client_id: z.meta(z.optional(z.string()), { description: "An assistant's OAuth client id" }),
+  }),
+  { id: 'Actor', description: 'Who made the last change' },
+);
 
 /** A merge patch may send part of a nested object (`{"address": {"line2": null}}`). */
 const partialIfObject = (schema: zt.ZodType): zt.ZodType =>
-  schema instanceof z.ZodObject ? schema.partial() : schema;
+  schema instanceof z.ZodObject ? z.partial(schema) : schema;
 
 function pascal(name: string): string {
   return name.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase());
@@ -46,37 +47,39 @@ export function schemasOf(entity: EntityName): EntitySchemas {
     Object.fromEntries(
       fields.map(([field, spec]) => [
         field,
-        spec.required ? spec.schema() : spec.schema().nullable().optional(),
+        spec.required ? spec.schema() : z.optional(z.nullable(spec.schema())),
       ]),
     ),
   );
   for (const rule of definition.rules ?? [])
-    write = write.refine(rule.holds, { path: rule.path, message: rule.message });
-  write = write.meta({ id: `${name}Write` });
-  const patch = z
-    .strictObject(
+    write = write.check(z.refine(rule.holds, { path: rule.path, message: rule.message }));
+  write = z.meta(write, { id: `${name}Write` });
+  const patch = z.meta(
+    z.strictObject(
       Object.fromEntries(
         fields.map(([field, spec]) => {
           const partial = partialIfObject(spec.schema());
-          return [field, (spec.required ? partial : partial.nullable()).optional()];
+          return [field, z.optional(spec.required ? partial : z.nullable(partial))];
         }),
       ),
-    )
-    .meta({ id: `${name}Patch` });
-  const record = z
-    .object({
+    ),
+    { id: `${name}Patch` },
+  );
+  const record = z.meta(
+    z.object({
       id: z.string(),
       business_id: z.uuid(),
-      version: z.int().min(1),
+      version: z.int().check(z.gte(1)),
       created_at: z.iso.datetime(),
       updated_at: z.iso.datetime(),
       updated_by: Actor,
       ...Object.fromEntries(
-        fields.map(([field, spec]) => [field, spec.required ? spec.schema() : spec.schema().nullable()]),
+        fields.map(([field, spec]) => [field, spec.required ? spec.schema() : z.nullable(spec.schema())]),
       ),
       ...(definition.members ? { [definition.members.field]: z.array(z.uuid()) } : {}),
-    })
-    .meta({ id: name });
+    }),
+    { id: name },
+  );
 
   const schemas = { write, patch, record };
   cache.set(entity, schemas);
@@ -87,12 +90,13 @@ export function schemasOf(entity: EntityName): EntitySchemas {
 export function membersBodySchema(entity: EntityName): zt.ZodObject {
   const members = entities[entity].members;
   if (!members) throw new Error(`${entity} has no members`);
-  return z
-    .strictObject({
-      [members.field]: z
-        .array(z.uuid())
-        .max(members.max)
-        .refine((ids) => new Set(ids).size === ids.length, 'ids must not repeat'),
-    })
-    .meta({ id: `${pascal(entity)}Members` });
+  return z.meta(
+    z.strictObject({
+      [members.field]: z.array(z.uuid()).check(
+        z.maxLength(members.max),
+        z.refine((ids) => new Set(ids).size === ids.length, 'ids must not repeat'),
+      ),
+    }),
+    { id: `${pascal(entity)}Members` },
+  );
 }

@@ -15,19 +15,22 @@ const BASE = '/api/v1/agent/businesses/{business_id}';
 
 const ListQuery = once(() =>
   z.strictObject({
-    cursor: z.string().max(1000).optional().meta({ description: 'next_cursor of the previous page' }),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.meta(z.optional(z.string().check(z.maxLength(1000))), {
+      description: 'next_cursor of the previous page',
+    }),
+    limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(500)), 100),
   }),
 );
 
 /** `If-Match: "<version>"` (also W/"3" or a bare 3); a mismatch answers 409 VERSION_CONFLICT. */
 const IfMatchHeaders = once(() =>
   z.object({
-    'if-match': z
-      .string()
-      .regex(/^(W\/)?"?\d{1,12}"?$/, 'a version such as "3"')
-      .transform((value) => Number(value.replace(/\D/g, '')))
-      .optional(),
+    'if-match': z.optional(
+      z.pipe(
+        z.string().check(z.regex(/^(W\/)?"?\d{1,12}"?$/, 'a version such as "3"')),
+        z.transform((value: string) => Number(value.replace(/\D/g, ''))),
+      ),
+    ),
   }),
 );
 
@@ -36,7 +39,7 @@ const plural = (name: string) => (name.endsWith('y') ? `${name.slice(0, -1)}ies`
 const kebab = (name: string) => name.replace(/_/g, '-');
 
 function itemParams(definition: EntityDefinition & { idParam: string }) {
-  return BusinessPathParams.extend({ [definition.idParam]: z.uuid() });
+  return z.extend(BusinessPathParams, { [definition.idParam]: z.uuid() });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
 import * as z from '#lib/validation/zod.ts';
 
-const optionalHeader = z.string().max(2000).optional();
+const optionalHeader = z.optional(z.string().check(z.maxLength(2000)));
 
 /** The headers the MCP transport reads; the rest are dropped. */
 const McpHeaders = z.object({
@@ -14,7 +14,7 @@ const McpHeaders = z.object({
 });
 
 /** One JSON-RPC message or a batch; the MCP transport judges them and answers JSON-RPC errors. */
-const JsonRpcBody = z.unknown().meta({
+const JsonRpcBody = z.meta(z.unknown(), {
   id: 'JsonRpcMessage',
   description: 'An MCP JSON-RPC 2.0 request or notification (e.g. initialize, tools/list, tools/call)',
 });
@@ -41,9 +41,10 @@ export const mcpRoutes = {
     successStatus: 200,
     request: { headers: McpHeaders, body: JsonRpcBody },
     example: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
-    response: z
-      .unknown()
-      .meta({ id: 'JsonRpcResponse', description: 'The JSON-RPC response (202, empty, for a notification)' }),
+    response: z.meta(z.unknown(), {
+      id: 'JsonRpcResponse',
+      description: 'The JSON-RPC response (202, empty, for a notification)',
+    }),
     // 406: the MCP transport refuses a request whose Accept omits application/json or text/event-stream.
     errors: [403, 405, 406],
     permissions: { table: 'readwrite' },

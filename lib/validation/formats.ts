@@ -36,14 +36,13 @@ const WEB_LINK_MESSAGE =
 export const webUrl = () =>
   z
     .url({ protocol: /^https?$/, hostname: z.regexes.domain })
-    .max(2000)
-    .refine(isWebLink, { message: WEB_LINK_MESSAGE });
+    .check(z.maxLength(2000), z.refine(isWebLink, { message: WEB_LINK_MESSAGE }));
 
 /** `format: email`, with a domain whose every label is a valid DNS label (no leading or trailing `-`). */
 export const emailAddress = () =>
-  z
-    .email()
-    .max(320)
-    .refine((value) => z.regexes.domain.test(value.slice(value.lastIndexOf('@') + 1)), {
+  z.email().check(
+    z.maxLength(320),
+    z.refine((value) => z.regexes.domain.test(value.slice(value.lastIndexOf('@') + 1)), {
       message: 'an e-mail address such as jobs@example.com',
-    });
+    }),
+  );

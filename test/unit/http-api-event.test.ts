@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import * as z from '#lib/validation/zod.ts';
 import { buildHttpApiEvent, matchRoute, parseQueryString } from '../../infra/local/http-api-event.ts';
 
 const route = (method: RouteDefinition['method'], path: string): RouteDefinition => ({

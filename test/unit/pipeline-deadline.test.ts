@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { DEADLINE_MARGIN_MS } from '#lib/http/deadline.ts';
 import { formBody } from '#lib/http/form-body.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import * as z from '#lib/validation/zod.ts';
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
 
 // Failures before the operation runs (credential lookups, body parsing) must come out in the

@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { OAuthError } from '#lib/http/errors.ts';
 import { formBody } from '#lib/http/form-body.ts';
 import { type HandlerOutput, httpHandler } from '#lib/http/pipeline.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import * as z from '#lib/validation/zod.ts';
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
 
 // The pipeline's OAuth-facing options (errorFormat, bodyFormat, cors, raw output) with a stub
@@ -31,7 +31,7 @@ const tokenRoute = {
   bodyFormat: 'form',
   cors: 'any-origin',
   successStatus: 200,
-  request: { body: z.object({ grant_type: z.string(), code: z.string().optional() }) },
+  request: { body: z.object({ grant_type: z.string(), code: z.optional(z.string()) }) },
   errors: [400],
   permissions: { table: 'read' },
 } as const satisfies RouteDefinition;

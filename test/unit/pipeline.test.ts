@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { NotFoundError, UnauthorizedError } from '#lib/http/errors.ts';
 import { type HandlerOutput, httpHandler } from '#lib/http/pipeline.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import * as z from '#lib/validation/zod.ts';
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
 
 // A unit test of the pipeline alone: the authenticator (a port) is a stub, the events are real.
@@ -29,8 +29,8 @@ const route = {
   successStatus: 200,
   request: {
     params: z.strictObject({ thing_id: z.uuid() }),
-    query: z.strictObject({ verbose: z.enum(['true', 'false']).optional() }),
-    body: z.strictObject({ size: z.number().int().min(1) }),
+    query: z.strictObject({ verbose: z.optional(z.enum(['true', 'false'])) }),
+    body: z.strictObject({ size: z.number().check(z.int(), z.gte(1)) }),
   },
   errors: [404],
   permissions: { table: 'read' },
