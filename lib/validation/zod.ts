@@ -26,6 +26,7 @@ export {
   regexes,
   strictObject,
   string,
+  toJSONSchema,
   union,
   unknown,
   url,
