@@ -1,4 +1,9 @@
-import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  PutItemCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { attachUsageCounter, countDynamoUsage } from '#lib/db/call-counter.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 import { parseUnits } from './prices.ts';
@@ -81,6 +86,7 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
     );
 
   const plainUpdate = await plainUpdateMs(harness, Math.max(15, runs * 5));
+  const emulatorTransaction = await emulatorTransactionMs(harness, Math.max(5, runs));
   const rows: ApplyRow[] = [];
   let round = 0;
   for (const size of [1, 10, 100]) {
@@ -116,7 +122,48 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
     }
     rows.push({ items: size, apply: summarise(applied), revert: summarise(reverted) });
   }
-  return { snapshot: summarise(snapshots), plainUpdate, rows };
+  return { snapshot: summarise(snapshots), plainUpdate, emulatorTransaction, rows };
+}
+
+/**
+ * DynamoDB Local's own time for one full transaction (99 conditional updates, as 33 items of 3
+ * actions fill one), with no delay added: it runs transactions one after another, so a 100-item
+ * apply spends about three of these in the emulator alone, whatever the concurrency.
+ */
+async function emulatorTransactionMs(harness: HarnessInfo, samples: number): Promise<Spread> {
+  const client = new DynamoDBClient({
+    endpoint: harness.endpoints.dynamodb,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  const key = (i: number) => ({ pk: { S: 'BENCH#TRANSACTION' }, sk: { S: String(i) } });
+  const ACTIONS = 99;
+  for (let i = 0; i < ACTIONS; i++) {
+    await client.send(
+      new PutItemCommand({ TableName: harness.tableName, Item: { ...key(i), n: { N: '0' } } }),
+    );
+  }
+  const times: number[] = [];
+  for (let run = 0; run <= samples; run++) {
+    const started = performance.now();
+    await client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: Array.from({ length: ACTIONS }, (_, i) => ({
+          Update: {
+            TableName: harness.tableName,
+            Key: key(i),
+            UpdateExpression: 'SET n = :n',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':n': { N: String(run) } },
+          },
+        })),
+      }),
+    );
+    // The first is a warm-up.
+    if (run > 0) times.push(performance.now() - started);
+  }
+  client.destroy();
+  return spread(times);
 }
 
 /**

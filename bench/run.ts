@@ -3,7 +3,7 @@
  * importing the bundle and invoking it once against DynamoDB Local), interleaved with a bare bundled
  * handler doing one SDK call (the floor); then DynamoDB calls, request units and cost per operation,
  * and the edits API under a realistic round trip. Prints Markdown; `-- --write` also writes it to
- * bench/results.md, `-- --only cold,agent,edits,oauth,mcp,media` runs some sections.
+ * bench/results.md, `-- --only parts,cold,agent,edits,oauth,mcp,media` runs some sections.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { routeTable } from '#lib/routes/route-table.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { sampleEvent } from '../infra/local/sample-event.ts';
+import { measureParts } from './cold-parts.ts';
 import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { type Measured, measureEdits, NETWORK_DELAY_MS } from './edits-apply.ts';
@@ -98,6 +99,21 @@ try {
     );
   }
 
+  if (runs('parts')) {
+    const parts = await measureParts(workDir, Math.max(RUNS, 11));
+    const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+    out(
+      `\n## What the parts of a function cost a cold start\n\nEach part alone in a probe (bench/probes/), bundled as the functions are, loaded and called in fresh processes; the probes interleaved, ${parts[0]?.init.n} rounds. Over = the probe's median init over its base probe's. Parts share modules, so the figures add up only roughly.\n`,
+    );
+    out('| part | bundle KB | init ms | over | base |');
+    out('|---|---:|---:|---:|---|');
+    for (const part of parts) {
+      out(
+        `| ${part.what} | ${kb(part.bytes)} | ${formatSpread(part.init)} | ${part.overBase === undefined ? '' : `+${part.overBase.toFixed(0)}`} | ${part.base ?? ''} |`,
+      );
+    }
+  }
+
   if (runs('agent')) {
     const calls = await measureAgentCalls(harness.info);
     out(
@@ -141,6 +157,9 @@ try {
       const revert = hundred.revert.ms.median / base;
       out(
         `\n100 items: apply ${apply.toFixed(1)}×, revert ${revert.toFixed(1)}× one UpdateItem (target ≤ ${APPLY_TARGET}×: ${met(Math.max(apply, revert) <= APPLY_TARGET)}).`,
+      );
+      out(
+        `\nDynamoDB Local alone, no delay: one TransactWriteItems of 99 conditional updates takes ${formatSpread(edits.emulatorTransaction)} ms. It runs transactions one after another, so the ~300 actions of a 100-item apply or revert cost about three of these in the emulator whatever the concurrency; in DynamoDB, transactions on different items do not wait for one another.`,
       );
     }
     costRows.push({ operation: 'edits snapshot', ...snap, ms: snap.ms.median });
