@@ -1,22 +1,42 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  InitializeResult,
+  JSONRPCRequest,
+  ListToolsResult,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { assertScope } from '#lib/auth/assistant-token.ts';
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { optionalEnv } from '#lib/config/env.ts';
 import { HttpError, type ValidationIssue } from '#lib/http/errors.ts';
+import {
+  ErrorCode,
+  errorResponse,
+  negotiateVersion,
+  type RpcResponse,
+  resultResponse,
+} from '#lib/mcp/protocol.ts';
+import { handlePost, type McpHttpResponse } from '#lib/mcp/streamable-http.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
 import { logger } from '#lib/observability/logger.ts';
+import { once } from '#lib/validation/lazy.ts';
+import { toJSONSchema } from '#lib/validation/zod.ts';
 
 /**
- * POST /mcp (DESIGN §10): MCP Streamable HTTP, stateless, JSON responses, served by the MCP SDK's
- * web-standard transport inside one Lambda invocation: a fresh server and transport per request
- * (the SDK's stateless pattern), bound to the caller, so the tools act as the assistant's user and
- * never see its token.
+ * POST /mcp (DESIGN §10): the assistant tool server, MCP Streamable HTTP, stateless, one JSON
+ * response per POST (streamable-http.ts), tools only. Each request is answered as the caller, so
+ * the tools act as the assistant's user and never see its token. MCP specification 2025-11-25:
+ * "Lifecycle" (initialize), "Utilities" → "Ping", "Server Features" → "Tools" (tools/list,
+ * tools/call). Answers are those the MCP SDK's McpServer gave (test/unit/mcp-sdk-parity.test.ts
+ * compares them), without loading it (protocol.ts says why).
  */
+export type { McpHttpResponse };
+
 const SERVER_INFO = { name: 'business-platform', version: '1.0.0' };
-const toolScopes = new Map(tools.map((tool) => [tool.name, tool.scope]));
+/** What McpServer advertised for a server with tools (listChanged as it declared it). */
+const CAPABILITIES = { tools: { listChanged: true } };
+const toolsByName = new Map((tools as ToolDefinition[]).map((tool) => [tool.name, tool]));
 
 /** Origins a browser page may call from (DNS rebinding protection); other Origins get 403. */
 const allowedOrigins = () =>
@@ -26,43 +46,21 @@ const allowedOrigins = () =>
     .filter(Boolean)
     .concat(new URL(issuer()).origin);
 
-export interface McpHttpResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 export async function handleMcpRequest(
   principal: AssistantPrincipal,
   headers: Record<string, string | undefined>,
   body: unknown,
 ): Promise<McpHttpResponse> {
   assertToolScopes(principal, body);
-  const unknown = unknownToolCall(body);
-  if (unknown) return unknown;
-  const server = buildToolServer(principal);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-    enableDnsRebindingProtection: true,
+  return handlePost(headers, body, {
     allowedOrigins: allowedOrigins(),
+    answer: (request) =>
+      answer(principal, request).catch((error: unknown) => {
+        // Tools turn their own failures into results; reaching here is a bug of ours.
+        logger.error('MCP request failed', { method: request.method, error: error as Error });
+        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+      }),
   });
-  await server.connect(transport);
-  try {
-    const request = new Request(resources().mcp, {
-      method: 'POST',
-      headers: Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
-      body: JSON.stringify(body),
-    });
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    return {
-      statusCode: response.status,
-      headers: Object.fromEntries(response.headers),
-      body: await response.text(),
-    };
-  } finally {
-    await server.close();
-  }
 }
 
 /**
@@ -75,67 +73,133 @@ function assertToolScopes(principal: AssistantPrincipal, body: unknown): void {
   for (const message of messages) {
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
     if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
-    assertScope(principal, toolScopes.get(call.params.name), resourceChallenge(resources().mcp));
+    assertScope(principal, toolsByName.get(call.params.name)?.scope, resourceChallenge(resources().mcp));
   }
 }
+
+type Params = Record<string, unknown>;
+
+async function answer(principal: AssistantPrincipal, request: JSONRPCRequest): Promise<RpcResponse> {
+  const { id, method } = request;
+  const params = (request.params ?? {}) as Params;
+  switch (method) {
+    case 'initialize':
+      return typeof params.protocolVersion === 'string'
+        ? resultResponse(id, initializeResult(params.protocolVersion))
+        : invalidParams(id, 'initialize needs params.protocolVersion, capabilities and clientInfo');
+    case 'ping':
+      return resultResponse(id, {});
+    case 'tools/list':
+      return params.cursor === undefined || typeof params.cursor === 'string'
+        ? resultResponse(id, listTools())
+        : invalidParams(id, 'params.cursor must be a string');
+    case 'tools/call':
+      return callTool(principal, id, params);
+    default:
+      return errorResponse(id, ErrorCode.MethodNotFound, 'Method not found');
+  }
+}
+
+const invalidParams = (id: JSONRPCRequest['id'], message: string) =>
+  errorResponse(id, ErrorCode.InvalidParams, `Invalid params: ${message}`);
+
+const initializeResult = (requestedVersion: string): InitializeResult => ({
+  protocolVersion: negotiateVersion(requestedVersion),
+  capabilities: CAPABILITIES,
+  serverInfo: SERVER_INFO,
+  instructions: TOOL_SERVER_INSTRUCTIONS,
+});
 
 /**
- * A tools/call naming no tool of ours is a JSON-RPC error -32602, as the MCP specification lists
- * unknown tools among protocol errors (the SDK's McpServer would answer a tool result instead).
+ * The tools as MCP lists them, with JSON Schemas converted from the zod schemas as the SDK did
+ * (zod's own toJSONSchema, draft-07, the input schema as input and the output schema as
+ * output, which is what the SDK's toJsonSchemaCompat does for zod 4). Built on the first
+ * tools/list of a container and kept.
  */
-function unknownToolCall(body: unknown): McpHttpResponse | undefined {
-  const call = body as {
-    jsonrpc?: unknown;
-    id?: unknown;
-    method?: unknown;
-    params?: { name?: unknown };
-  } | null;
-  if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') return undefined;
-  if (toolScopes.has(call.params.name)) return undefined;
-  return {
-    statusCode: 200,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: call.id ?? null,
-      error: {
-        code: -32602,
-        message: `Unknown tool: ${call.params.name}. tools/list names the tools there are.`,
-      },
-    }),
-  };
-}
-
-export function buildToolServer(principal: AssistantPrincipal): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {} },
-    instructions: TOOL_SERVER_INSTRUCTIONS,
-  });
-  for (const tool of tools as ToolDefinition[]) {
-    server.registerTool(
-      tool.name,
-      {
+const listTools = once(
+  (): ListToolsResult => ({
+    tools: (tools as ToolDefinition[]).map(
+      (tool): Tool => ({
+        name: tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
+        inputSchema: toJSONSchema(tool.input(), { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
-      },
-      async (input: unknown): Promise<CallToolResult> => {
-        try {
-          const { data, summary } = await tool.run(principal, input as never);
-          return {
-            content: [{ type: 'text', text: summary }],
-            structuredContent: data as Record<string, unknown>,
-          };
-        } catch (error) {
-          return toolError(tool.name, error);
-        }
-      },
+        // No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
+        execution: { taskSupport: 'forbidden' },
+        outputSchema: toJSONSchema(tool.output(), {
+          target: 'draft-7',
+          io: 'output',
+        }) as Tool['outputSchema'],
+      }),
+    ),
+  }),
+);
+
+/**
+ * tools/call: an unknown tool is a JSON-RPC error -32602, as the MCP specification lists unknown
+ * tools among protocol errors; arguments the tool's schema refuses, and domain failures, are tool
+ * results with isError, which an assistant can read and act on.
+ */
+async function callTool(principal: AssistantPrincipal, id: JSONRPCRequest['id'], params: Params) {
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string') return invalidParams(id, 'params.name must be a string');
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    return invalidParams(id, 'params.arguments must be an object');
+  }
+  const tool = toolsByName.get(name);
+  if (!tool) {
+    return errorResponse(
+      id,
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${name}. tools/list names the tools there are.`,
     );
   }
-  return server;
+  return resultResponse(id, await runTool(principal, tool, args ?? {}));
 }
+
+async function runTool(principal: AssistantPrincipal, tool: ToolDefinition, args: object) {
+  const input = await tool.input().safeParseAsync(args);
+  if (!input.success) {
+    return schemaError(
+      `Input validation error: Invalid arguments for tool ${tool.name}: ${issueText(input.error)}`,
+    );
+  }
+  let result: { data: unknown; summary: string };
+  try {
+    result = await tool.run(principal, input.data as never);
+  } catch (error) {
+    return toolError(tool.name, error);
+  }
+  // Our own output is checked against the schema we publish, as the SDK did: a mismatch is a bug,
+  // answered as a tool error rather than sent to the assistant.
+  const output = await tool.output().safeParseAsync(result.data);
+  if (!output.success) {
+    logger.error('Tool output does not match its schema', { toolName: tool.name, error: output.error });
+    return schemaError(
+      `Output validation error: Invalid structured content for tool ${tool.name}: ${issueText(output.error)}`,
+    );
+  }
+  return {
+    content: [{ type: 'text', text: result.summary }],
+    structuredContent: result.data as Record<string, unknown>,
+  } satisfies CallToolResult;
+}
+
+/** A schema's refusal, worded as the SDK words it: each issue's message and where it is. */
+const schemaError = (message: string) => errorResult(`MCP error ${ErrorCode.InvalidParams}: ${message}`);
+
+const issueText = (error: { issues: { message: string; path: PropertyKey[] }[] }) =>
+  error.issues
+    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.message} at ${dotPath(issue.path)}`))
+    .join('\n');
+
+const dotPath = (path: PropertyKey[]) =>
+  path.reduce<string>(
+    (text, key, index) =>
+      index === 0 ? String(key) : typeof key === 'number' ? `${text}[${key}]` : `${text}.${String(key)}`,
+    '',
+  );
 
 /** A domain failure as a tool result an assistant can act on (isError), never a protocol error. */
 function toolError(toolName: string, error: unknown): CallToolResult {
@@ -175,4 +239,4 @@ function nextStep(error: HttpError): string {
   }
 }
 
-const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });

@@ -28,6 +28,7 @@ import { stageChangeset } from '#lib/edits/stage.ts';
 import { undoChange } from '#lib/edits/undo.ts';
 import { BusinessPathParams } from '#lib/http/common-schemas.ts';
 import { describeChangeset, describeOutcome, describeSnapshot } from '#lib/mcp/summaries.ts';
+import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -41,8 +42,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   description: string;
   /** What the token must allow (DESIGN §9): reads need edits:read, changes edits:write. */
   scope: 'edits:read' | 'edits:write';
-  input: I;
-  output: O;
+  /**
+   * The schemas are thunks, built on first use (memoised by define): a cold start that lists or
+   * calls one tool does not build every tool's schemas (issue 14).
+   */
+  input: () => I;
+  output: () => O;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
   run(principal: AssistantPrincipal, input: z.output<I>): Promise<{ data: z.output<O>; summary: string }>;
 }
@@ -55,8 +60,8 @@ const define = <I extends z.ZodObject, O extends z.ZodObject>(
   tool: ToolDefinition<I, O>,
 ): ToolDefinition<I, O> => ({
   ...tool,
-  input: tool.input.extend({}) as I,
-  output: tool.output.extend({}) as O,
+  input: once(() => z.extend(tool.input(), {}) as I),
+  output: once(() => z.extend(tool.output(), {}) as O),
 });
 
 const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
@@ -66,12 +71,13 @@ const write = (destructive: boolean, idempotent: boolean) => ({
   idempotentHint: idempotent,
 });
 
-const Businesses = z.object({ businesses: z.array(Claim()) });
-const ChangeLogPage = z.object({
-  entries: z.array(ChangeLogEntry()),
-  next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next, older page' }),
-});
-const ProposeInput = SessionPathParams().extend(StageChangesetBody().shape);
+const Businesses = () => z.object({ businesses: z.array(Claim()) });
+const ChangeLogPage = () =>
+  z.object({
+    entries: z.array(ChangeLogEntry()),
+    next_cursor: z.meta(z.nullable(z.string()), { description: 'Pass as cursor for the next, older page' }),
+  });
+const ProposeInput = () => z.extend(SessionPathParams(), StageChangesetBody().shape);
 
 export const tools = [
   define({
@@ -80,7 +86,7 @@ export const tools = [
     description:
       'The businesses the person you act for may edit (they are an owner or editor), with their role. Start here: every other tool works inside one of these businesses.',
     scope: 'edits:read',
-    input: z.object({}),
+    input: () => z.object({}),
     output: Businesses,
     annotations: read,
     async run(principal) {
@@ -101,8 +107,8 @@ export const tools = [
     description:
       'Opens an edit session on one business (from list_businesses). Reading the business and proposing changes happen inside a session; it stays open 60 minutes after its last use, 24 hours at most. When a tool says the session is closed, open a new one.',
     scope: 'edits:write',
-    input: OpenSessionBody(),
-    output: EditSession(),
+    input: OpenSessionBody,
+    output: EditSession,
     annotations: write(false, false),
     async run(principal, input) {
       const session = await openSession(principal, input.business_id);
@@ -118,8 +124,8 @@ export const tools = [
     description:
       "The business's profile in full and every other record (FAQs, job postings, locations, services, service items, packages, team members) as id, version and label. Read this first; then read_record for any record you want to change, so that your proposal starts from its current values.",
     scope: 'edits:read',
-    input: SessionPathParams(),
-    output: Snapshot(),
+    input: SessionPathParams,
+    output: Snapshot,
     annotations: read,
     async run(principal, input) {
       const snapshot = await readSnapshot(principal, input.session_id);
@@ -132,8 +138,8 @@ export const tools = [
     description:
       "One record with all its fields and its version. entity is one of profile, faq, job_posting, location, service, service_item, package, team_member; the profile's record_id is 'profile', other ids come from get_snapshot.",
     scope: 'edits:read',
-    input: RecordPathParams(),
-    output: RecordEnvelope(),
+    input: RecordPathParams,
+    output: RecordEnvelope,
     annotations: read,
     async run(principal, input) {
       const record = await readRecord(principal, input.session_id, input.entity, input.record_id);
@@ -150,7 +156,7 @@ export const tools = [
       'Proposes 1–100 changes as one changeset, without changing anything yet. Each item: entity, action (create, update or delete), record_id (for update and delete) and fields (for create and update; for an update, only the fields that change). Everything is checked first: if any item is invalid, nothing is staged and the error names each problem. Every staged change starts ticked. Then show the person what you propose, untick what they do not want (set_change_ticked), and apply only when they agree (apply_changes).',
     scope: 'edits:write',
     input: ProposeInput,
-    output: Changeset(),
+    output: Changeset,
     annotations: write(false, false),
     async run(principal, { session_id: sessionId, ...body }) {
       const changeset = await stageChangeset(principal, sessionId, body);
@@ -166,8 +172,8 @@ export const tools = [
     description:
       'Ticks or unticks one change of a staged changeset: only ticked changes are applied. Use it when the person keeps or drops a change you proposed.',
     scope: 'edits:write',
-    input: ChangesetItemPathParams().extend(TickBody().shape),
-    output: Changeset(),
+    input: () => z.extend(ChangesetItemPathParams(), TickBody().shape),
+    output: Changeset,
     annotations: write(false, true),
     async run(principal, input) {
       const changeset = await tickItem(principal, input.changeset_id, input.item_id, input.ticked);
@@ -180,8 +186,8 @@ export const tools = [
     description:
       'A changeset and each of its changes: what it changes, whether it is ticked, and its status.',
     scope: 'edits:read',
-    input: ChangesetPathParams(),
-    output: Changeset(),
+    input: ChangesetPathParams,
+    output: Changeset,
     annotations: read,
     async run(principal, input) {
       const changeset = await readChangeset(principal, input.changeset_id);
@@ -194,8 +200,8 @@ export const tools = [
     description:
       "Applies the ticked changes of a staged changeset, after the person agreed. Each change is applied only if what it changes still holds the value it had when you proposed it; otherwise it is a conflict and left alone (its outcome shows the current values: read the record again and propose a new change if it still makes sense). Every applied change is recorded in the business's Change History and can be taken back with revert_changes or undo_change.",
     scope: 'edits:write',
-    input: ChangesetPathParams(),
-    output: ChangesetOutcome(),
+    input: ChangesetPathParams,
+    output: ChangesetOutcome,
     annotations: write(true, false),
     async run(principal, input) {
       const outcome = await applyChangeset(principal, input.changeset_id);
@@ -208,8 +214,8 @@ export const tools = [
     description:
       'Drops a staged changeset without applying anything, e.g. when the person rejects the proposal.',
     scope: 'edits:write',
-    input: ChangesetPathParams(),
-    output: Changeset(),
+    input: ChangesetPathParams,
+    output: Changeset,
     annotations: write(true, true),
     async run(principal, input) {
       const changeset = await discardChangeset(principal, input.changeset_id);
@@ -222,8 +228,8 @@ export const tools = [
     description:
       'Takes back every change of an applied changeset whose values still stand; a change that was changed again since is a revert conflict and left alone.',
     scope: 'edits:write',
-    input: ChangesetPathParams(),
-    output: ChangesetOutcome(),
+    input: ChangesetPathParams,
+    output: ChangesetOutcome,
     annotations: write(true, false),
     async run(principal, input) {
       const outcome = await revertChangeset(principal, input.changeset_id);
@@ -236,7 +242,7 @@ export const tools = [
     description:
       "The business's Change History, newest first: every applied change by anyone (people, agents, assistants), with the values before and after. Use an entry's id with undo_change.",
     scope: 'edits:read',
-    input: BusinessPathParams.extend(ChangeLogQuery().shape),
+    input: () => z.extend(BusinessPathParams, ChangeLogQuery().shape),
     output: ChangeLogPage,
     annotations: read,
     async run(principal, { business_id: businessId, ...page }) {
@@ -259,8 +265,8 @@ export const tools = [
     description:
       'Undoes one Change History entry (from read_change_log) if what it wrote still stands. The undo is itself a new entry, which can be undone in turn.',
     scope: 'edits:write',
-    input: UndoPathParams(),
-    output: UndoResult(),
+    input: UndoPathParams,
+    output: UndoResult,
     annotations: write(true, false),
     async run(principal, input) {
       const result = await undoChange(principal, input.business_id, input.entry_id);

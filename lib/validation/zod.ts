@@ -52,6 +52,7 @@ export {
   startsWith,
   strictObject,
   string,
+  toJSONSchema,
   toLowerCase,
   transform,
   trim,
