@@ -20,12 +20,20 @@ interface Part {
 const PARTS: Part[] = [
   { probe: 'empty', what: 'an empty handler: a fresh process loading and calling any bundle' },
   { probe: 'dynamodb-client', what: 'the DynamoDB document client (the floor has it too)', base: 'empty' },
-  { probe: 'zod-classic', what: 'zod as our schemas use it, one small schema', base: 'empty' },
-  { probe: 'zod-mini', what: 'the same schema in zod/mini (not used: for comparison)', base: 'empty' },
+  { probe: 'zod-ours', what: 'zod as our schemas use it (zod/mini), one small schema', base: 'empty' },
+  {
+    probe: 'zod-classic',
+    what: 'the same schema in zod classic (used before; for comparison)',
+    base: 'empty',
+  },
   { probe: 'powertools-logger', what: 'Powertools logger and its middleware', base: 'empty' },
   { probe: 'middy', what: 'middy and its three HTTP middlewares', base: 'empty' },
   { probe: 'idempotency', what: 'Powertools idempotency (creating POSTs)', base: 'dynamodb-client' },
-  { probe: 'mcp-sdk-server', what: 'the MCP SDK server and its HTTP transport', base: 'empty' },
+  {
+    probe: 'mcp-sdk-server',
+    what: 'the MCP SDK server and its HTTP transport (no function loads it since; for comparison)',
+    base: 'empty',
+  },
 ];
 
 export interface PartFigures extends Part {

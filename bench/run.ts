@@ -109,7 +109,7 @@ try {
     out('|---|---:|---:|---:|---|');
     for (const part of parts) {
       out(
-        `| ${part.what} | ${kb(part.bytes)} | ${formatSpread(part.init)} | ${part.overBase === undefined ? '' : `+${part.overBase.toFixed(0)}`} | ${part.base ?? ''} |`,
+        `| ${part.what} | ${kb(part.bytes)} | ${formatSpread(part.init)} | ${part.overBase === undefined ? '' : `${part.overBase >= 0 ? '+' : '−'}${Math.abs(part.overBase).toFixed(0)}`} | ${part.base ?? ''} |`,
       );
     }
   }
