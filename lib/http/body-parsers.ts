@@ -3,11 +3,13 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#lib/http/errors.ts';
 import { normalisedContentType } from '#lib/http/media-type.ts';
+import type { RouteDefinition } from '#lib/http/route.ts';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
-export type BodyFormat = 'json' | 'form' | 'multipart';
+/** A route's body format (lib/http/route.ts), JSON when the route names none. */
+export type BodyFormat = NonNullable<RouteDefinition['bodyFormat']>;
 
 // biome-ignore lint/suspicious/noExplicitAny: the pipeline's context type varies by principal
 export type BodyMiddleware = MiddlewareObj<Event, Result, Error, any>;
