@@ -18,7 +18,7 @@ const median = (values: number[]) =>
  */
 export async function measureMedia(harness: HarnessInfo, runs: number): Promise<MediaFigures> {
   Object.assign(process.env, harness.env);
-  const { addPhoto } = await import('#lib/media/photo-store.ts');
+  const { addPhoto } = await import('#lib/media/photo-writes.ts');
   const { GetObjectCommand } = await import('@aws-sdk/client-s3');
   const { photoObjectKey, photosBucket, s3 } = await import('#lib/storage/photo-bucket.ts');
   const business = harness.credentials.businesses[0];

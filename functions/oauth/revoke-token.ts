@@ -1,7 +1,7 @@
 import { publicAccess } from '#lib/auth/public-access.ts';
 import { formBody } from '#lib/http/form-body.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { revokeToken } from '#lib/oauth/tokens.ts';
+import { revokeToken } from '#lib/oauth/revocation.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
 
 export const handler = httpHandler(

@@ -1,16 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { galleryObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
  * Industry gallery photos (DESIGN §8): `GALLERY#<industry_id>` / `PHOTO#<id>`, listed through gsi1
  * (every industry, or one), with an owner pointer for the bytes path, which names only the photo.
- * Added by the gallery CLI and the seed, never by an API operation.
+ * Added (gallery-writes.ts) by the gallery CLI and the seed, never by an API operation.
  */
 export interface GalleryPhoto {
   id: string;
@@ -22,53 +20,6 @@ export interface GalleryPhoto {
   sha256: string;
   alt_text: string | null;
   created_at: string;
-}
-
-export async function addGalleryPhoto(input: {
-  industryId: string;
-  bytes: Buffer;
-  contentType: string;
-  width?: number | null;
-  height?: number | null;
-  altText?: string | null;
-}): Promise<GalleryPhoto> {
-  const photo: GalleryPhoto = {
-    id: randomUUID(),
-    industry_id: input.industryId,
-    content_type: input.contentType,
-    size_bytes: input.bytes.length,
-    width: input.width ?? null,
-    height: input.height ?? null,
-    sha256: createHash('sha256').update(input.bytes).digest('hex'),
-    alt_text: input.altText ?? null,
-    created_at: new Date().toISOString(),
-  };
-  const key = galleryObjectKey(photo.industry_id, photo.id);
-  await storeThenWrite({ key, bytes: input.bytes, contentType: photo.content_type }, () =>
-    dynamo.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.galleryPhoto(photo.industry_id, photo.id),
-                ...keys.galleryListing(photo.industry_id, photo.id),
-                ...photo,
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.galleryPhotoOwner(photo.id), industry_id: photo.industry_id },
-            },
-          },
-        ],
-      }),
-    ),
-  );
-  return photo;
 }
 
 /** Gallery photos of one industry, or of all (by industry, then id), a page per Query. */

@@ -7,7 +7,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '#lib/http/errors.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
-import { addPhoto } from '#lib/media/photo-store.ts';
+import { addPhoto } from '#lib/media/photo-writes.ts';
 import { ImportMeta } from '#lib/media/schemas.ts';
 import { photoObjectKey } from '#lib/storage/photo-bucket.ts';
 

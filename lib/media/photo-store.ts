@@ -1,28 +1,18 @@
-import { createHash, randomUUID } from 'node:crypto';
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { photoObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
  * A business's photos (DESIGN §8): the item `BUSINESS#<b>` / `PHOTO#<id>` with its change-feed
  * keys on gsi1, an owner pointer (the bytes and usages paths name only the photo), and the
  * business's live-photo counter, which carries the sparse `MEDIA_BUSINESSES` keys while it is
- * above 0. Bytes go to S3 first; a photo item never points at missing bytes, and bytes whose item
- * could not be written are removed again.
+ * above 0. Read here; written by photo-writes.ts, which puts the bytes in S3 first, so that a photo
+ * item never points at missing bytes, and removes them again when the item could not be written.
  */
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 export interface PhotoItem {
   id: string;
   business_id: string;
@@ -39,142 +29,6 @@ export interface PhotoItem {
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
-}
-
-export interface NewPhoto {
-  businessId: string;
-  id?: string;
-  contentType: string;
-  width?: number | null;
-  height?: number | null;
-  altText?: string | null;
-  source: PhotoItem['photo_source'];
-  derivedFrom?: string | null;
-  /** The bytes, for uploads and derived photos; external photos have none of their own. */
-  bytes?: Buffer;
-  externalUrl?: string | null;
-  externalExpiresAt?: string | null;
-}
-
-/**
- * Store a photo: its bytes first, then one transaction with the photo's items and `extraItems`
- * (conditions and records a caller needs in the same transaction, after the three of
- * photoWrites). When the transaction fails the bytes are removed again and the error rethrown.
- */
-export async function addPhoto(input: NewPhoto, extraItems: TransactItem[] = []): Promise<PhotoItem> {
-  const now = new Date().toISOString();
-  const photo: PhotoItem = {
-    id: input.id ?? randomUUID(),
-    business_id: input.businessId,
-    content_type: input.contentType,
-    size_bytes: input.bytes?.length ?? null,
-    width: input.width ?? null,
-    height: input.height ?? null,
-    sha256: input.bytes ? createHash('sha256').update(input.bytes).digest('hex') : null,
-    alt_text: input.altText ?? null,
-    photo_source: input.source,
-    derived_from: input.derivedFrom ?? null,
-    external_url: input.externalUrl ?? null,
-    external_expires_at: input.externalExpiresAt ?? null,
-    deleted_at: null,
-    created_at: now,
-    updated_at: now,
-  };
-  const write = () =>
-    dynamo.send(new TransactWriteCommand({ TransactItems: [...photoWrites(photo), ...extraItems] }));
-  if (input.bytes) {
-    const key = photoObjectKey(photo.business_id, photo.id);
-    await storeThenWrite({ key, bytes: input.bytes, contentType: photo.content_type }, write);
-  } else {
-    await write();
-  }
-  return photo;
-}
-
-/** The transaction items that store a new live photo: the item, its owner pointer, the counter. */
-export function photoWrites(photo: PhotoItem): TransactItem[] {
-  return [
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.photo(photo.business_id, photo.id),
-          ...keys.photoFeed(photo.business_id, photo.updated_at, photo.id),
-          // A live photo has no deleted_at attribute (records check `attribute_not_exists(deleted_at)`).
-          ...withoutDeletedAt(photo),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...keys.photoOwner(photo.id), business_id: photo.business_id },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Update: {
-        TableName: tableName,
-        Key: keys.livePhotoCount(photo.business_id),
-        UpdateExpression: 'ADD live_photos :one SET gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, business_id = :b',
-        ExpressionAttributeValues: { ':one': 1, ...gsiValues(photo.business_id), ':b': photo.business_id },
-      },
-    },
-  ];
-}
-
-const gsiValues = (businessId: string) => {
-  const { gsi1pk, gsi1sk } = keys.mediaBusiness(businessId);
-  return { ':gsi1pk': gsi1pk, ':gsi1sk': gsi1sk };
-};
-
-/**
- * Mark a photo deleted: it moves to the end of the change feed, and the business leaves the
- * businesses-with-photos list when its last live photo goes.
- */
-export async function deletePhoto(businessId: string, photoId: string): Promise<void> {
-  const now = new Date().toISOString();
-  await dynamo.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.photo(businessId, photoId),
-            UpdateExpression: 'SET deleted_at = :now, updated_at = :now, gsi1sk = :feed',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
-            ExpressionAttributeValues: {
-              ':now': now,
-              ':feed': keys.photoFeed(businessId, now, photoId).gsi1sk,
-            },
-          },
-        },
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.livePhotoCount(businessId),
-            UpdateExpression: 'ADD live_photos :minus',
-            ExpressionAttributeValues: { ':minus': -1 },
-          },
-        },
-      ],
-    }),
-  );
-  // A separate, conditional step: a concurrent new photo (count back above 0) keeps the keys.
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.livePhotoCount(businessId),
-        UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: 'live_photos <= :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  }
 }
 
 /** The photo with this id, in whichever business owns it, or a 404. */
@@ -282,8 +136,6 @@ export async function membership(businessId: string, userId: string) {
     is_member: items.some((item) => String(item.sk).startsWith('MEMBER#')),
   };
 }
-
-const withoutDeletedAt = ({ deleted_at: _deleted, ...rest }: PhotoItem) => rest;
 
 /** A photo as stored, with deleted_at null while it is live. */
 const storedPhoto = (item: Record<string, unknown>): PhotoItem =>

@@ -1,10 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
+import { revokeGrant } from '#lib/oauth/revocation.ts';
 import {
   accessTokenSeconds,
   canonicalResource,
@@ -226,27 +227,6 @@ async function refresh(request: TokenRequest) {
 
   await revokeGrant(token.grant_id);
   throw invalidGrant('The refresh token is no longer valid (used before, or revoked); sign in again');
-}
-
-/** RFC 7009: revoking a refresh token revokes its grant; an unknown token is not an error. */
-export async function revokeToken(token: string, clientId: string | undefined): Promise<void> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.oauthRefreshToken(hashSecret(token)) }),
-  );
-  if (!Item) return;
-  if (clientId && clientId !== Item.client_id) return;
-  await revokeGrant(String(Item.grant_id));
-}
-
-export async function revokeGrant(grantId: string): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.oauthGrant(grantId),
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
-    }),
-  );
 }
 
 async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken: string) {

@@ -47,7 +47,7 @@ async function loadLib() {
     await Promise.all([
       import('#lib/db/query-all.ts'),
       import('#lib/db/client.ts'),
-      import('#lib/media/photo-store.ts'),
+      import('#lib/media/photo-writes.ts'),
       import('#lib/storage/photo-bucket.ts'),
       import('@aws-sdk/client-s3'),
     ]);

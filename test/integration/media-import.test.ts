@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, inject, it } from 'vitest';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
-import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
+import { addPhoto, deletePhoto } from '#lib/media/photo-writes.ts';
 import { photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
 import { api } from '../support/api.ts';
 import { avif, jpeg, png, webp } from '../support/images.ts';

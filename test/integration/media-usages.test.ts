@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
-import { addPhoto } from '#lib/media/photo-store.ts';
+import { addPhoto } from '#lib/media/photo-writes.ts';
 import { api } from '../support/api.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 

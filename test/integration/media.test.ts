@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
-import { addPhoto, deletePhoto } from '#lib/media/photo-store.ts';
+import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
+import { addPhoto, deletePhoto } from '#lib/media/photo-writes.ts';
 import { api } from '../support/api.ts';
 import { scriptDocument } from '../support/document-host.ts';
 import { arrangeTenant } from '../support/tenants.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
-import { addGalleryPhoto } from '#lib/media/gallery-store.ts';
-import { addPhoto } from '#lib/media/photo-store.ts';
+import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
+import { addPhoto } from '#lib/media/photo-writes.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
 import { localUserId } from '../../infra/local/dev-issuer.ts';
 import { createRecordVia, limitedFields, minimalBodies } from './agents.ts';

@@ -25,7 +25,10 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 useLocalStack();
-const { addGalleryPhoto, listGallery } = await import('#lib/media/gallery-store.ts');
+const [{ addGalleryPhoto }, { listGallery }] = await Promise.all([
+  import('#lib/media/gallery-writes.ts'),
+  import('#lib/media/gallery-store.ts'),
+]);
 
 switch (positionals[0]) {
   case 'add': {
