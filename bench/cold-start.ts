@@ -10,11 +10,24 @@ import { type Spread, spread } from './stats.ts';
 
 const run = promisify(execFile);
 
-/** Bundle one handler exactly as CDK does (infra/bundling.ts); returns the file and its size. */
-export async function buildBundle(entry: string, outDir: string): Promise<{ file: string; bytes: number }> {
+/**
+ * Bundle one handler exactly as CDK does (infra/bundling.ts); returns the file, its size and the
+ * source files that ended up in it.
+ */
+export async function buildBundle(
+  entry: string,
+  outDir: string,
+): Promise<{ file: string; bytes: number; modules: string[] }> {
   const file = join(outDir, BUNDLE_FILE);
-  await build({ ...esbuildOptions, entryPoints: [join(ROOT_DIR, entry)], outfile: file, logLevel: 'error' });
-  return { file, bytes: statSync(file).size };
+  const { metafile } = await build({
+    ...esbuildOptions,
+    entryPoints: [join(ROOT_DIR, entry)],
+    outfile: file,
+    logLevel: 'error',
+    metafile: true,
+  });
+  const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(BUNDLE_FILE))?.[1];
+  return { file, bytes: statSync(file).size, modules: Object.keys(output?.inputs ?? {}) };
 }
 
 export interface ColdStart {
@@ -45,12 +58,15 @@ export async function coldStart(
   bundle: string,
   event: APIGatewayProxyEventV2 | Record<string, never>,
   env: Record<string, string>,
+  /** Variables of this process's environment the child must not see. */
+  unset: readonly string[] = [],
 ): Promise<ColdStart> {
   const eventFile = `${bundle}.event.json`;
   writeFileSync(eventFile, JSON.stringify(event));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !unset.includes(name)));
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', CHILD], {
     env: {
-      ...process.env,
+      ...inherited,
       ...env,
       BENCH_BUNDLE: bundle,
       BENCH_EVENT: eventFile,

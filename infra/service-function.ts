@@ -63,6 +63,45 @@ export interface ServiceConfig {
   photosPublicBaseUrl?: string | undefined;
 }
 
+/**
+ * The environment CDK gives one operation's function: what its route row says it reaches, and
+ * nothing else. A module that reads a variable at load (lib/config/env.ts) must belong only to
+ * functions whose rows grant it; test/integration/bundles.test.ts starts every bundle with just
+ * these names set.
+ */
+export function functionEnvironment(
+  route: RouteDefinition,
+  config: ServiceConfig,
+  refs: StatefulRefs,
+): Record<string, string> {
+  const environment: Record<string, string> = { TABLE_NAME: refs.tableName };
+  if (route.auth === 'console' || route.auth === 'edits') {
+    environment.JWT_ISSUER = refs.jwtIssuer;
+    environment.JWT_AUDIENCE = refs.jwtAudience;
+    environment.JWT_PROFILE = refs.jwtProfile;
+  }
+  if (route.auth === 'edits' || route.auth === 'mcp' || route.area === 'oauth' || route.area === 'consent') {
+    environment.OAUTH_ISSUER = config.publicUrl;
+  }
+  if (route.auth === 'mcp') environment.MCP_ALLOWED_ORIGINS = config.mcpAllowedOrigins.join(',');
+  if (route.permissions.oauthSigningKey) environment.OAUTH_SIGNING_KEY_SECRET_ID = refs.oauthSigningKeyArn;
+  if (route.auth === 'internal' || route.permissions.internalApiKeys) {
+    environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
+  }
+  // A dynamic reference, resolved by CloudFormation at deploy time: no Secrets Manager call per cold start.
+  if (signsCursors(route)) {
+    environment.CURSOR_SECRET = SecretValue.secretsManager(refs.cursorSecretArn).unsafeUnwrap();
+  }
+  if (route.permissions.photos) environment.PHOTOS_BUCKET = refs.photosBucketName;
+  if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
+    environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
+  }
+  if (route.permissions.sendEmail) environment.SES_SENDER = config.sesSender;
+  // Links into the console: invite e-mails, and /oauth/authorize's redirect to the consent page.
+  if (route.permissions.sendEmail || route.area === 'oauth') environment.CONSOLE_URL = config.consoleUrl;
+  return environment;
+}
+
 /** One operation's Lambda function with exactly the permissions its route row asks for. */
 export class ServiceFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
@@ -75,36 +114,7 @@ export class ServiceFunction extends Construct {
     refs: StatefulRefs,
   ) {
     super(scope, id);
-    const environment: Record<string, string> = { TABLE_NAME: refs.tableName };
-    if (route.auth === 'console' || route.auth === 'edits') {
-      environment.JWT_ISSUER = refs.jwtIssuer;
-      environment.JWT_AUDIENCE = refs.jwtAudience;
-      environment.JWT_PROFILE = refs.jwtProfile;
-    }
-    if (
-      route.auth === 'edits' ||
-      route.auth === 'mcp' ||
-      route.area === 'oauth' ||
-      route.area === 'consent'
-    ) {
-      environment.OAUTH_ISSUER = config.publicUrl;
-    }
-    if (route.auth === 'mcp') environment.MCP_ALLOWED_ORIGINS = config.mcpAllowedOrigins.join(',');
-    if (route.permissions.oauthSigningKey) environment.OAUTH_SIGNING_KEY_SECRET_ID = refs.oauthSigningKeyArn;
-    if (route.auth === 'internal' || route.permissions.internalApiKeys) {
-      environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
-    }
-    // A dynamic reference, resolved by CloudFormation at deploy time: no Secrets Manager call per cold start.
-    if (signsCursors(route)) {
-      environment.CURSOR_SECRET = SecretValue.secretsManager(refs.cursorSecretArn).unsafeUnwrap();
-    }
-    if (route.permissions.photos) environment.PHOTOS_BUCKET = refs.photosBucketName;
-    if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
-      environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
-    }
-    if (route.permissions.sendEmail) environment.SES_SENDER = config.sesSender;
-    // Links into the console: invite e-mails, and /oauth/authorize's redirect to the consent page.
-    if (route.permissions.sendEmail || route.area === 'oauth') environment.CONSOLE_URL = config.consoleUrl;
+    const environment = functionEnvironment(route, config, refs);
 
     const { function: fn, role } = new NodeFunction(this, 'Fn', {
       entry: route.handler,

@@ -2,25 +2,86 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildBundle, coldStart } from '../../bench/cold-start.ts';
 import { sampleEvent } from '../../infra/local/sample-event.ts';
+import { functionEnvironment } from '../../infra/service-function.ts';
+
+/** Placeholder references: only the names of the variables CDK sets matter here. */
+const cdkEnvironment = (route: RouteDefinition) =>
+  functionEnvironment(
+    route,
+    {
+      sesSender: 'sender',
+      sesIdentity: 'identity',
+      consoleUrl: 'console',
+      publicUrl: 'public',
+      mcpAllowedOrigins: ['origin'],
+      photosPublicBaseUrl: 'cdn',
+    },
+    {
+      tableName: 'table',
+      tableArn: 'table-arn',
+      photosBucketName: 'bucket',
+      photosBucketArn: 'bucket-arn',
+      internalApiKeysArn: 'internal-keys-arn',
+      oauthSigningKeyArn: 'signing-key-arn',
+      cursorSecretArn: 'cursor-secret-arn',
+      jwtIssuer: 'issuer',
+      jwtAudience: 'audience',
+      jwtProfile: 'profile',
+    },
+  );
+
+/**
+ * Variables CDK gives some functions and not others. The harness sets all of them for every
+ * function, which would hide a module that reads one at load in a function not granted it (it
+ * would fail its cold start in AWS); so each bundle starts without those its row does not get.
+ */
+const scopedVariables = [...new Set(routeTable.flatMap((route) => Object.keys(cdkEnvironment(route))))];
+
+/** The AWS SDK clients a route's grants let its function call (infra/service-function.ts). */
+function grantedClients(route: RouteDefinition): string[] {
+  const { permissions } = route;
+  return [
+    'client-dynamodb',
+    ...(permissions.photos ? ['client-s3'] : []),
+    ...(permissions.sendEmail ? ['client-ses'] : []),
+    ...(route.auth === 'internal' || permissions.internalApiKeys || permissions.oauthSigningKey
+      ? ['client-secrets-manager']
+      : []),
+  ].sort();
+}
+
+const bundledClients = (modules: string[]) =>
+  [
+    ...new Set(modules.flatMap((path) => path.match(/node_modules\/@aws-sdk\/(client-[^/]+)\//)?.[1] ?? [])),
+  ].sort();
 
 // An ESM bundle with the SDK inside can build fine and still fail at import (DESIGN §2), so every
-// bundle, built as CDK builds it, is imported and invoked once in a fresh process.
+// bundle, built as CDK builds it, is imported and invoked once in a fresh process, with only the
+// environment CDK gives it.
 describe('deployable bundles', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'bps-bundles-'));
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
   it.each(routeTable.map((route) => [route.operationId, route] as const))(
-    '%s imports and answers in a fresh process',
+    '%s imports and answers in a fresh process, and bundles no AWS client its grants do not allow',
     async (_id, route) => {
       const harness = inject('harness');
       const outDir = join(workDir, route.operationId);
       mkdirSync(outDir);
-      const { file } = await buildBundle(route.handler, outDir);
+      const { file, modules } = await buildBundle(route.handler, outDir);
+      const granted = grantedClients(route);
+      expect(bundledClients(modules).filter((client) => !granted.includes(client))).toEqual([]);
 
-      const result = await coldStart(file, sampleEvent(route, harness.credentials), harness.env);
+      const given = Object.keys(cdkEnvironment(route));
+      const withheld = scopedVariables.filter((name) => !given.includes(name));
+      const env = Object.fromEntries(
+        Object.entries(harness.env).filter(([name]) => !withheld.includes(name)),
+      );
+      const result = await coldStart(file, sampleEvent(route, harness.credentials), env, withheld);
 
       expect(result.statusCode).toBeGreaterThanOrEqual(200);
       expect(result.statusCode).toBeLessThan(500);
