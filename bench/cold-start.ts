@@ -64,7 +64,7 @@ export async function coldStart(
   const eventFile = `${bundle}.event.json`;
   writeFileSync(eventFile, JSON.stringify(event));
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !unset.includes(name)));
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', CHILD], {
+  const child = run(process.execPath, ['--input-type=module', '-e', CHILD], {
     env: {
       ...inherited,
       ...env,
@@ -73,6 +73,11 @@ export async function coldStart(
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     },
     timeout: 30_000,
+  });
+  const { stdout } = await child.catch((error: Error & { stderr?: string }) => {
+    // Node prints the failing line of a minified bundle (one line of ~500 KB) before the error.
+    const readable = (error.stderr ?? '').split('\n').filter((line) => line.length < 500);
+    throw new Error(`${bundle} failed in a fresh process:\n${readable.join('\n')}`);
   });
   return JSON.parse(stdout) as ColdStart;
 }

@@ -34,12 +34,25 @@ const cdkEnvironment = (route: RouteDefinition) =>
     },
   );
 
+/** Where AWS names a secret to read, the harness passes its value under another name. */
+const LOCAL_TWINS: Record<string, string> = {
+  INTERNAL_API_KEYS_SECRET_ID: 'INTERNAL_API_KEYS',
+  OAUTH_SIGNING_KEY_SECRET_ID: 'OAUTH_SIGNING_KEY',
+};
+
+/** The variables a route's function gets in AWS, with their local twins. */
+const givenVariables = (route: RouteDefinition) =>
+  Object.keys(cdkEnvironment(route)).flatMap((name) => [
+    name,
+    ...(LOCAL_TWINS[name] ? [LOCAL_TWINS[name]] : []),
+  ]);
+
 /**
  * Variables CDK gives some functions and not others. The harness sets all of them for every
  * function, which would hide a module that reads one at load in a function not granted it (it
  * would fail its cold start in AWS); so each bundle starts without those its row does not get.
  */
-const scopedVariables = [...new Set(routeTable.flatMap((route) => Object.keys(cdkEnvironment(route))))];
+const scopedVariables = [...new Set(routeTable.flatMap(givenVariables))];
 
 /** The AWS SDK clients a route's grants let its function call (infra/service-function.ts). */
 function grantedClients(route: RouteDefinition): string[] {
@@ -76,7 +89,7 @@ describe('deployable bundles', () => {
       const granted = grantedClients(route);
       expect(bundledClients(modules).filter((client) => !granted.includes(client))).toEqual([]);
 
-      const given = Object.keys(cdkEnvironment(route));
+      const given = givenVariables(route);
       const withheld = scopedVariables.filter((name) => !given.includes(name));
       const env = Object.fromEntries(
         Object.entries(harness.env).filter(([name]) => !withheld.includes(name)),
