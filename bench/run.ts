@@ -17,7 +17,12 @@ import { sampleEvent } from '../infra/local/sample-event.ts';
 import { measureParts } from './cold-parts.ts';
 import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
-import { type Measured, measureEdits, NETWORK_DELAY_MS } from './edits-apply.ts';
+import {
+  EMULATOR_WARM_UP_TRANSACTIONS,
+  type Measured,
+  measureEdits,
+  NETWORK_DELAY_MS,
+} from './edits-apply.ts';
 import { measureMcp } from './mcp-calls.ts';
 import { measureMedia } from './media-calls.ts';
 import { assistantToken, measureOAuthCalls } from './oauth-calls.ts';
@@ -136,7 +141,7 @@ try {
     const times = (m: Measured) =>
       `${formatSpread(m.ms)} | ${(m.ms.median / base).toFixed(1)} (${(m.ms.p25 / base).toFixed(1)}–${(m.ms.p75 / base).toFixed(1)})`;
     out(
-      `\n## Edits API under a realistic round trip\n\nEvery DynamoDB call waits ${NETWORK_DELAY_MS} ms first (an SDK middleware, only in the bench's requests), here and in the plain UpdateItem the figures are compared with: ${formatSpread(edits.plainUpdate, 1)} ms. Times are median (p25–p75) of ${edits.rows[0]?.apply.ms.n} runs through the harness; round trips = sequential DynamoDB round trips (calls sent together count once).\n`,
+      `\n## Edits API under a realistic round trip\n\nEvery DynamoDB call waits ${NETWORK_DELAY_MS} ms first (an SDK middleware, only in the bench's requests), here and in the plain UpdateItem the figures are compared with: ${formatSpread(edits.plainUpdate, 1)} ms. Times are median (p25–p75) of ${edits.rows[0]?.apply.ms.n} runs through the harness, after one unmeasured run of each size and ${EMULATOR_WARM_UP_TRANSACTIONS} large transactions that bring DynamoDB Local's JVM to a steady speed; round trips = sequential DynamoDB round trips (calls sent together count once).\n`,
     );
     const snap = edits.snapshot;
     out(
@@ -159,7 +164,7 @@ try {
         `\n100 items: apply ${apply.toFixed(1)}×, revert ${revert.toFixed(1)}× one UpdateItem (target ≤ ${APPLY_TARGET}×: ${met(Math.max(apply, revert) <= APPLY_TARGET)}).`,
       );
       out(
-        `\nDynamoDB Local alone, no delay: one TransactWriteItems of 99 conditional updates takes ${formatSpread(edits.emulatorTransaction)} ms. It runs transactions one after another, so the ~300 actions of a 100-item apply or revert cost about three of these in the emulator whatever the concurrency; in DynamoDB, transactions on different items do not wait for one another.`,
+        `\nDynamoDB Local alone, warm, no delay: one TransactWriteItems of 99 conditional updates takes ${formatSpread(edits.emulatorTransaction)} ms. It runs transactions one after another, so the ~300 actions of a 100-item apply or revert cost about three of these in the emulator whatever the concurrency; in DynamoDB, transactions on different items do not wait for one another.`,
       );
     }
     costRows.push({ operation: 'edits snapshot', ...snap, ms: snap.ms.median });
