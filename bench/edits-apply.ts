@@ -31,6 +31,9 @@ export interface ApplyRow {
  * here and in the plain UpdateItem they are compared with): a snapshot, and applying then
  * reverting changesets of 1, 10 and 100 updates.
  */
+/** Unmeasured apply-and-revert rounds before each changeset size is measured. */
+export const WARM_UP_ROUNDS = 1;
+
 export async function measureEdits(harness: HarnessInfo, runs: number) {
   const business = harness.credentials.businesses[0];
   if (!business) throw new Error('no demo business');
@@ -86,15 +89,15 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
     );
 
   const plainUpdate = await plainUpdateMs(harness, Math.max(15, runs * 5));
-  const emulatorTransaction = await emulatorTransactionMs(harness, Math.max(5, runs));
   const rows: ApplyRow[] = [];
   let round = 0;
   for (const size of [1, 10, 100]) {
     const applied: Sample[] = [];
     const reverted: Sample[] = [];
     // The first round of each size is not counted: it warms what that size runs, in the emulator
-    // and in the harness's functions.
-    for (let run = -1; run < runs; run++) {
+    // (warmed in general by warm-emulator.ts first) and in the harness's functions. More rounds
+    // only add items to the business's partitions, and did not steady the figures.
+    for (let run = -WARM_UP_ROUNDS; run < runs; run++) {
       round++;
       const items = faqs.slice(0, size).map((id) => ({
         entity: 'faq',
@@ -125,22 +128,16 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
     }
     rows.push({ items: size, apply: summarise(applied), revert: summarise(reverted) });
   }
+  // After the rows, so that its own transactions do not warm the emulator for them.
+  const emulatorTransaction = await emulatorTransactionMs(harness, Math.max(5, runs));
   return { snapshot: summarise(snapshots), plainUpdate, emulatorTransaction, rows };
 }
 
 /**
- * DynamoDB Local is a JVM: its transaction path reaches a steady speed only after a few dozen large
- * transactions (on a 2-core machine, 99 actions took ~370 ms the first time, ~110 after 10 and
- * ~50–80 after 30). Sent before the apply and revert figures are taken, so that they measure our
- * round trips against a warm emulator, as DynamoDB always is, not the emulator's JIT warming up.
- */
-export const EMULATOR_WARM_UP_TRANSACTIONS = 40;
-
-/**
  * DynamoDB Local's own time for one full transaction (99 conditional updates, as 33 items of 3
  * actions fill one), with no delay added: it runs transactions one after another, so a 100-item
- * apply spends about three of these in the emulator alone, whatever the concurrency. Warms the
- * emulator first (EMULATOR_WARM_UP_TRANSACTIONS).
+ * apply spends about three of these in the emulator alone, whatever the concurrency. Measured
+ * last, after one unmeasured transaction of its own.
  */
 async function emulatorTransactionMs(harness: HarnessInfo, samples: number): Promise<Spread> {
   const client = new DynamoDBClient({
@@ -156,7 +153,7 @@ async function emulatorTransactionMs(harness: HarnessInfo, samples: number): Pro
     );
   }
   const times: number[] = [];
-  for (let run = -EMULATOR_WARM_UP_TRANSACTIONS; run < samples; run++) {
+  for (let run = -1; run < samples; run++) {
     const started = performance.now();
     await client.send(
       new TransactWriteItemsCommand({
