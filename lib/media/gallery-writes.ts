@@ -1,3 +1,7 @@
+/**
+ * Adding an industry gallery photo: bytes first, then its items (gallery-store.ts reads them). Apart
+ * from the reads, which the listing function makes without the photo bucket.
+ */
 import { createHash, randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -5,10 +9,6 @@ import { keys } from '#lib/db/keys.ts';
 import type { GalleryPhoto } from '#lib/media/gallery-store.ts';
 import { galleryObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 
-/**
- * Adding an industry gallery photo: bytes first, then its items (gallery-store.ts reads them). Apart
- * from the reads, which the listing function makes without the photo bucket.
- */
 export async function addGalleryPhoto(input: {
   industryId: string;
   bytes: Buffer;

@@ -1,3 +1,8 @@
+/**
+ * Writing a business's photos (the layout is described in photo-store.ts, which reads them). Apart
+ * from the reads because the writes need the photo bucket: functions that only read photo items
+ * bundle no S3 client and need no PHOTOS_BUCKET, which CDK gives only to functions granted the bucket.
+ */
 import { createHash, randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -5,11 +10,6 @@ import { keys } from '#lib/db/keys.ts';
 import type { PhotoItem } from '#lib/media/photo-store.ts';
 import { photoObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 
-/**
- * Writing a business's photos (the layout is described in photo-store.ts, which reads them). Apart
- * from the reads because the writes need the photo bucket: functions that only read photo items
- * bundle no S3 client and need no PHOTOS_BUCKET, which CDK gives only to functions granted the bucket.
- */
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export interface NewPhoto {
