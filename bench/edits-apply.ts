@@ -26,14 +26,14 @@ export interface ApplyRow {
   revert: Measured;
 }
 
+/** Unmeasured apply-and-revert rounds before each changeset size is measured. */
+export const WARM_UP_ROUNDS = 1;
+
 /**
  * Edits API figures under a realistic round trip (NETWORK_DELAY_MS added to every DynamoDB call,
  * here and in the plain UpdateItem they are compared with): a snapshot, and applying then
  * reverting changesets of 1, 10 and 100 updates.
  */
-/** Unmeasured apply-and-revert rounds before each changeset size is measured. */
-export const WARM_UP_ROUNDS = 1;
-
 export async function measureEdits(harness: HarnessInfo, runs: number) {
   const business = harness.credentials.businesses[0];
   if (!business) throw new Error('no demo business');
