@@ -34,4 +34,6 @@ it('refreshes an expired access token through the SDK client and carries on', as
   expect((result.structuredContent as { businesses: unknown[] }).businesses).toHaveLength(1);
   expect(provider.current.access_token).not.toBe(before.access_token);
   expect(provider.current.refresh_token).not.toBe(before.refresh_token);
-});
+  // A whole OAuth sign-in on a stack of its own, a 7 s wait and a refresh: ~14 s on a quiet
+  // machine, and it once passed the default 30 s on a busy one.
+}, 60_000);
