@@ -63,6 +63,10 @@ export interface ServiceConfig {
   photosPublicBaseUrl?: string | undefined;
 }
 
+/** Whether a route's function reads the internal API keys: every internal route, and any that asks. */
+const readsInternalApiKeys = (route: RouteDefinition): boolean =>
+  route.auth === 'internal' || Boolean(route.permissions.internalApiKeys);
+
 /**
  * The environment CDK gives one operation's function: what its route row says it reaches, and
  * nothing else. A module that reads a variable at load (lib/config/env.ts) must belong only to
@@ -85,7 +89,7 @@ export function functionEnvironment(
   }
   if (route.auth === 'mcp') environment.MCP_ALLOWED_ORIGINS = config.mcpAllowedOrigins.join(',');
   if (route.permissions.oauthSigningKey) environment.OAUTH_SIGNING_KEY_SECRET_ID = refs.oauthSigningKeyArn;
-  if (route.auth === 'internal' || route.permissions.internalApiKeys) {
+  if (readsInternalApiKeys(route)) {
     environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
   }
   // A dynamic reference, resolved by CloudFormation at deploy time: no Secrets Manager call per cold start.
@@ -162,7 +166,7 @@ export class ServiceFunction extends Construct {
       'secretsmanager:DescribeSecret',
       ...(write ? ['secretsmanager:PutSecretValue'] : []),
     ];
-    if (route.auth === 'internal' || route.permissions.internalApiKeys) {
+    if (readsInternalApiKeys(route)) {
       role.addToPolicy(
         new iam.PolicyStatement({ actions: secretActions(false), resources: [refs.internalApiKeysArn] }),
       );

@@ -54,17 +54,19 @@ const givenVariables = (route: RouteDefinition) =>
  */
 const scopedVariables = [...new Set(routeTable.flatMap(givenVariables))];
 
-/** The AWS SDK clients a route's grants let its function call (infra/service-function.ts). */
+/**
+ * The AWS SDK clients a route's function may call: DynamoDB, and a service only where CDK gives the
+ * function that service's resource (the same grants make its IAM policy, test/unit/cdk.test.ts).
+ */
 function grantedClients(route: RouteDefinition): string[] {
-  const { permissions } = route;
-  return [
-    'client-dynamodb',
-    ...(permissions.photos ? ['client-s3'] : []),
-    ...(permissions.sendEmail ? ['client-ses'] : []),
-    ...(route.auth === 'internal' || permissions.internalApiKeys || permissions.oauthSigningKey
-      ? ['client-secrets-manager']
-      : []),
-  ].sort();
+  const given = Object.keys(cdkEnvironment(route));
+  const clientFor: Record<string, string> = {
+    PHOTOS_BUCKET: 'client-s3',
+    SES_SENDER: 'client-ses',
+    INTERNAL_API_KEYS_SECRET_ID: 'client-secrets-manager',
+    OAUTH_SIGNING_KEY_SECRET_ID: 'client-secrets-manager',
+  };
+  return ['client-dynamodb', ...given.flatMap((name) => clientFor[name] ?? [])];
 }
 
 const bundledClients = (modules: string[]) =>
