@@ -1,4 +1,5 @@
 import { type EntityDefinition, type EntityName, entities } from '#lib/records/entities.ts';
+import { once } from '#lib/validation/lazy.ts';
 import type * as zt from '#lib/validation/zod.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -17,15 +18,18 @@ export interface EntitySchemas {
 
 const cache = new Map<EntityName, EntitySchemas>();
 
-const Actor = z.meta(
-  z.object({
-    type: z.enum(['user', 'agent', 'assistant']),
-    id: z.meta(z.string(), {
-      description: "The user's id (for an assistant: the user it acted for), or the agent key id",
+/** Who made the last change; only the record schema (OpenAPI) uses it, so it is built on demand. */
+const Actor = once(() =>
+  z.meta(
+    z.object({
+      type: z.enum(['user', 'agent', 'assistant']),
+      id: z.meta(z.string(), {
+        description: "The user's id (for an assistant: the user it acted for), or the agent key id",
+      }),
+      client_id: z.meta(z.optional(z.string()), { description: "An assistant's OAuth client id" }),
     }),
-    client_id: z.meta(z.optional(z.string()), { description: "An assistant's OAuth client id" }),
-  }),
-  { id: 'Actor', description: 'Who made the last change' },
+    { id: 'Actor', description: 'Who made the last change' },
+  ),
 );
 
 /** A merge patch may send part of a nested object (`{"address": {"line2": null}}`). */
@@ -36,13 +40,30 @@ function pascal(name: string): string {
   return name.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase());
 }
 
+/**
+ * The entity's schemas, each built when first read (issue 14): a create validates with `write`
+ * only, an update with `patch`, and only OpenAPI reads `record`. Building the two a function does
+ * not use cost ~2–3 ms of its cold start (docs/decisions.md).
+ */
 export function schemasOf(entity: EntityName): EntitySchemas {
   const cached = cache.get(entity);
   if (cached) return cached;
   const definition: EntityDefinition = entities[entity];
-  const fields = Object.entries(definition.fields);
-  const name = pascal(entity);
+  const build = {
+    write: () => writeSchema(definition),
+    patch: () => patchSchema(definition),
+    record: () => recordSchema(definition),
+  };
+  const schemas = {} as EntitySchemas;
+  for (const [part, schema] of Object.entries(build)) {
+    Object.defineProperty(schemas, part, { get: once(schema), enumerable: true });
+  }
+  cache.set(entity, schemas);
+  return schemas;
+}
 
+function writeSchema(definition: EntityDefinition): zt.ZodObject {
+  const fields = Object.entries(definition.fields);
   let write = z.strictObject(
     Object.fromEntries(
       fields.map(([field, spec]) => [
@@ -53,8 +74,12 @@ export function schemasOf(entity: EntityName): EntitySchemas {
   );
   for (const rule of definition.rules ?? [])
     write = write.check(z.refine(rule.holds, { path: rule.path, message: rule.message }));
-  write = z.meta(write, { id: `${name}Write` });
-  const patch = z.meta(
+  return z.meta(write, { id: `${pascal(definition.name)}Write` });
+}
+
+function patchSchema(definition: EntityDefinition): zt.ZodObject {
+  const fields = Object.entries(definition.fields);
+  return z.meta(
     z.strictObject(
       Object.fromEntries(
         fields.map(([field, spec]) => {
@@ -63,27 +88,27 @@ export function schemasOf(entity: EntityName): EntitySchemas {
         }),
       ),
     ),
-    { id: `${name}Patch` },
+    { id: `${pascal(definition.name)}Patch` },
   );
-  const record = z.meta(
+}
+
+function recordSchema(definition: EntityDefinition): zt.ZodObject {
+  const fields = Object.entries(definition.fields);
+  return z.meta(
     z.object({
       id: z.string(),
       business_id: z.uuid(),
       version: z.int().check(z.gte(1)),
       created_at: z.iso.datetime(),
       updated_at: z.iso.datetime(),
-      updated_by: Actor,
+      updated_by: Actor(),
       ...Object.fromEntries(
         fields.map(([field, spec]) => [field, spec.required ? spec.schema() : z.nullable(spec.schema())]),
       ),
       ...(definition.members ? { [definition.members.field]: z.array(z.uuid()) } : {}),
     }),
-    { id: name },
+    { id: pascal(definition.name) },
   );
-
-  const schemas = { write, patch, record };
-  cache.set(entity, schemas);
-  return schemas;
 }
 
 /** Body of the membership PUTs, e.g. `{"service_item_ids": [...]}`. */
