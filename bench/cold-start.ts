@@ -95,37 +95,52 @@ export interface ColdFigures {
   floor: Spread;
   /** This function's init over the floor's of the same pair, per pair. */
   ratio: Spread;
+  /** Each run's init (import + first call), ms, in the order they ran. */
+  inits: number[];
+}
+
+/** A bundle to measure against the floor, with the event it is invoked with. */
+export interface Contender {
+  name: string;
+  bundle: { file: string; bytes: number };
+  event: Event;
 }
 
 /**
- * Cold starts of one function interleaved with the floor's (floor, function, floor, function…,
- * each a fresh process), so both see the same machine load and each ratio compares a pair taken
- * seconds apart. Both bundles are built with the same options (infra/bundling.ts).
+ * Cold starts interleaved with the floor's (floor, function, floor, function…, each a fresh
+ * process), so both see the same machine load and each ratio compares a pair taken seconds apart.
+ * Several contenders take turns within each round (floor, A, floor, B, floor, A…), so they are
+ * compared under the same load too. All bundles are built with the same options (infra/bundling.ts).
  */
 export async function measureAgainstFloor(
-  name: string,
-  bundle: { file: string; bytes: number },
-  event: Event,
+  contenders: Contender[],
   floorFile: string,
   env: Record<string, string>,
   runs: number,
-): Promise<ColdFigures> {
-  const own: ColdStart[] = [];
-  const floor: ColdStart[] = [];
+): Promise<ColdFigures[]> {
+  const own = contenders.map((): ColdStart[] => []);
+  const floor = contenders.map((): ColdStart[] => []);
   for (let i = 0; i < runs; i++) {
-    floor.push(await coldStart(floorFile, {}, env));
-    own.push(await coldStart(bundle.file, event, env));
+    for (const [index, contender] of contenders.entries()) {
+      floor[index]?.push(await coldStart(floorFile, {}, env));
+      own[index]?.push(await coldStart(contender.bundle.file, contender.event, env));
+    }
   }
-  const failed = own.find((r) => r.statusCode === undefined || r.statusCode >= 500);
-  if (failed) throw new Error(`${name} answered ${failed.statusCode} during the bench`);
   const init = (r: ColdStart) => r.importMs + r.invokeMs;
-  return {
-    name,
-    bytes: bundle.bytes,
-    status: own[0]?.statusCode,
-    init: spread(own.map(init)),
-    import: spread(own.map((r) => r.importMs)),
-    floor: spread(floor.map(init)),
-    ratio: spread(own.map((r, i) => init(r) / init(floor[i] ?? r))),
-  };
+  return contenders.map(({ name, bundle }, index) => {
+    const mine = own[index] ?? [];
+    const floors = floor[index] ?? [];
+    const failed = mine.find((r) => r.statusCode === undefined || r.statusCode >= 500);
+    if (failed) throw new Error(`${name} answered ${failed.statusCode} during the bench`);
+    return {
+      name,
+      bytes: bundle.bytes,
+      status: mine[0]?.statusCode,
+      init: spread(mine.map(init)),
+      import: spread(mine.map((r) => r.importMs)),
+      floor: spread(floors.map(init)),
+      ratio: spread(mine.map((r, i) => init(r) / init(floors[i] ?? r))),
+      inits: mine.map(init),
+    };
+  });
 }

@@ -82,7 +82,8 @@ try {
     for (const route of routeTable) {
       const built = await bundle(route.operationId, route.handler);
       await coldStart(built.file, eventFor(route), env);
-      cold.push(await measureAgainstFloor(route.operationId, built, eventFor(route), floor.file, env, RUNS));
+      const contender = { name: route.operationId, bundle: built, event: eventFor(route) };
+      cold.push(...(await measureAgainstFloor([contender], floor.file, env, RUNS)));
     }
     const floorAll = spread(cold.map((row) => row.floor.median));
     const kb = (bytes: number) => (bytes / 1024).toFixed(0);
@@ -103,6 +104,31 @@ try {
     out(
       `\nMean over ${cold.length} functions: ${mean.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(mean <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}.`,
     );
+
+    // The requirements alone, without the pipeline: how near the floor any agent read can get.
+    const getFaq = routeTable.find((route) => route.operationId === 'getFaq');
+    if (getFaq) {
+      const bare = await bundle('agent-read-bare', 'bench/probes/agent-read-bare.ts');
+      const pairs = Math.max(RUNS, 31);
+      await coldStart(bare.file, eventFor(getFaq), env);
+      const [bareRow, fullRow] = await measureAgainstFloor(
+        [
+          { name: 'bare', bundle: bare, event: eventFor(getFaq) },
+          { name: 'getFaq', bundle: await bundle('getFaq-again', getFaq.handler), event: eventFor(getFaq) },
+        ],
+        floor.file,
+        env,
+        pairs,
+      );
+      if (!bareRow || !fullRow) throw new Error('two contenders, two rows');
+      const figure = (row: ColdFigures) =>
+        `${formatSpread(row.ratio, 2)}× (${row.init.median.toFixed(0)} ms against ${row.floor.median.toFixed(0)} ms, status ${row.status})`;
+      // Neighbours in the same round: the difference is what the pipeline adds, without the floor's noise.
+      const pipeline = spread(fullRow.inits.map((ms, round) => ms - (bareRow.inits[round] ?? ms)));
+      out(
+        `\nThe requirements alone (bench/probes/agent-read-bare.ts: getFaq's agent key check, zod validation of the path, read and JSON answer, without middy, the Powertools logger or the error envelope), ${pairs} rounds of floor, probe, floor, getFaq: ${figure(bareRow)}; getFaq itself in the same run: ${figure(fullRow)}. getFaq over the probe, round by round (what the pipeline adds): ${formatSpread(pipeline)} ms.`,
+      );
+    }
   }
 
   if (runs('parts')) {
