@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -49,6 +50,17 @@ export class HttpApiStack extends Stack {
       displayName: 'Business Platform alarms',
       enforceSSL: true,
     });
+    // enforceSSL makes CDK write a topic policy, and a topic policy replaces SNS's default one:
+    // without this statement CloudWatch may not publish and every alarm would notify nobody.
+    this.alarmTopic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.alarmTopic.topicArn],
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    );
     if (context.alarmEmail)
       this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(context.alarmEmail));
     Validations.of(this.alarmTopic).acknowledge({

@@ -1,0 +1,113 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Json, synthesize } from '../support/cdk-app.ts';
+
+/** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
+const SYNTH_TIMEOUT = 180_000;
+
+interface Located {
+  stack: string;
+  logicalId: string;
+}
+
+/**
+ * Follows one alarm action to the SNS topic it names, the way CloudFormation resolves it: a `Ref`
+ * to a topic in the same template, or a `Ref` to an SSM-parameter template parameter whose
+ * parameter another stack writes with a `Ref` to its topic.
+ */
+function topicOfAction(templates: Map<string, Template>, stack: string, action: Json): Located {
+  const json = (name: string) => templates.get(name)?.toJSON() as Json;
+  const ref = action?.Ref as string | undefined;
+  if (!ref) throw new Error(`${stack}: alarm action ${JSON.stringify(action)} is not a Ref`);
+  const template = json(stack);
+  if (template.Resources?.[ref]?.Type === 'AWS::SNS::Topic') return { stack, logicalId: ref };
+  const parameter = template.Parameters?.[ref];
+  if (!parameter || !String(parameter.Type).startsWith('AWS::SSM::Parameter::Value')) {
+    throw new Error(`${stack}: alarm action ${ref} is neither a topic nor an SSM parameter`);
+  }
+  for (const [name] of templates) {
+    for (const [, resource] of Object.entries(json(name).Resources ?? {}) as [string, Json][]) {
+      if (resource.Type !== 'AWS::SSM::Parameter' || resource.Properties?.Name !== parameter.Default)
+        continue;
+      const topic = resource.Properties.Value?.Ref as string | undefined;
+      if (topic && json(name).Resources?.[topic]?.Type === 'AWS::SNS::Topic')
+        return { stack: name, logicalId: topic };
+      throw new Error(`${name}: parameter ${parameter.Default} does not hold a topic of that stack`);
+    }
+  }
+  throw new Error(`no stack writes the SSM parameter ${parameter.Default}`);
+}
+
+/** The statements of every topic policy that covers this topic. */
+function topicPolicyStatements(templates: Map<string, Template>, topic: Located): Json[] {
+  const resources = (templates.get(topic.stack)?.toJSON() as Json).Resources as Record<string, Json>;
+  return Object.values(resources)
+    .filter(
+      (resource) =>
+        resource.Type === 'AWS::SNS::TopicPolicy' &&
+        (resource.Properties?.Topics as Json[]).some((entry) => entry?.Ref === topic.logicalId),
+    )
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+}
+
+/** Whether a statement lets CloudWatch alarms of this account publish to the topic. */
+const letsCloudWatchPublish = (statement: Json, topic: Located): boolean =>
+  statement.Effect === 'Allow' &&
+  [statement.Principal?.Service].flat().includes('cloudwatch.amazonaws.com') &&
+  [statement.Action].flat().includes('sns:Publish') &&
+  statement.Resource?.Ref === topic.logicalId &&
+  statement.Condition?.StringEquals?.['aws:SourceAccount'] !== undefined;
+
+describe('alarm delivery', () => {
+  let templates: Map<string, Template>;
+
+  beforeAll(() => {
+    ({ templates } = synthesize({ alarmEmail: 'oncall@example.com' }));
+  }, SYNTH_TIMEOUT);
+
+  it('lets CloudWatch publish to the topic of every alarm action, scoped to this account', () => {
+    let actions = 0;
+    for (const [stack, template] of templates) {
+      const alarms = Object.entries(template.toJSON().Resources as Record<string, Json>).filter(
+        ([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm',
+      );
+      for (const [id, alarm] of alarms) {
+        for (const action of alarm.Properties.AlarmActions ?? []) {
+          actions += 1;
+          const topic = topicOfAction(templates, stack, action);
+          const statements = topicPolicyStatements(templates, topic);
+          expect(statements.length, `${stack}/${id}: its topic has no policy`).toBeGreaterThan(0);
+          expect(
+            statements.some((statement) => letsCloudWatchPublish(statement, topic)),
+            `${stack}/${id}: the topic policy of ${topic.logicalId} does not let CloudWatch publish`,
+          ).toBe(true);
+        }
+      }
+    }
+    expect(actions, 'no alarm has an action at all').toBeGreaterThan(0);
+  });
+
+  it('still refuses publishing over plain HTTP', () => {
+    const statements = [...templates.values()].flatMap((template) =>
+      Object.values(template.toJSON().Resources as Record<string, Json>)
+        .filter((resource) => resource.Type === 'AWS::SNS::TopicPolicy')
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]),
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  it('subscribes the alarm e-mail address to the topic', () => {
+    const subscriptions = [...templates.values()].flatMap((template) =>
+      Object.values(template.toJSON().Resources as Record<string, Json>).filter(
+        (resource) => resource.Type === 'AWS::SNS::Subscription',
+      ),
+    );
+    expect(subscriptions).toContainEqual(
+      expect.objectContaining({
+        Properties: expect.objectContaining({ Protocol: 'email', Endpoint: 'oncall@example.com' }),
+      }),
+    );
+  });
+});
