@@ -83,7 +83,7 @@ export class HttpApiStack extends Stack {
   }
 }
 
-/** The stages of both APIs: throttling, access logs, and the 5xx alarms. */
+/** The stages of both APIs (throttling, access logs, the 5xx alarms) and the mail alarms. */
 export class StagesStack extends Stack {
   constructor(
     scope: Construct,
@@ -137,6 +137,7 @@ export class StagesStack extends Stack {
       });
       alarms.watchHttpApi(surface === 'console' ? 'Console' : 'Assistant', apiId);
     }
+    alarms.watchMail(context.stage);
   }
 }
 

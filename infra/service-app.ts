@@ -25,8 +25,8 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, { context });
   const api = new HttpApiStack(app, `${prefix}-Api`, { context });
   const config = {
+    stage: context.stage,
     sesSender: context.sesSender,
-    sesIdentity: context.sesIdentity,
     consoleUrl: context.consoleUrl,
     mcpAllowedOrigins: context.mcpAllowedOrigins,
     photosPublicBaseUrl: context.photosPublicBaseUrl,

@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { mailConfigurationSetArn, mailConfigurationSetName, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 
 const TABLE_READ_ACTIONS = [
@@ -51,9 +52,9 @@ export interface StatefulRefs {
 }
 
 export interface ServiceConfig {
+  /** The stage: names the mail configuration set. */
+  stage: string;
   sesSender: string;
-  /** The SES identity (domain or address) the sender belongs to. */
-  sesIdentity: string;
   consoleUrl: string;
   /** The service's public base URL: the OAuth issuer (context `publicUrl`, else the assistant API's URL). */
   publicUrl: string;
@@ -100,7 +101,10 @@ export function functionEnvironment(
   if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
     environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
   }
-  if (route.permissions.sendEmail) environment.SES_SENDER = config.sesSender;
+  if (route.permissions.sendEmail) {
+    environment.SES_SENDER = config.sesSender;
+    environment.SES_CONFIGURATION_SET = mailConfigurationSetName(config.stage);
+  }
   // Links into the console: invite e-mails, and /oauth/authorize's redirect to the consent page.
   if (route.permissions.sendEmail || route.area === 'oauth') environment.CONSOLE_URL = config.consoleUrl;
   return environment;
@@ -180,18 +184,22 @@ export class ServiceFunction extends Construct {
       );
     }
     if (route.permissions.sendEmail) {
-      // Exactly the sender's identity (domain or address), and only as this From address.
+      // SES authorises a send against every identity it involves: the sender's, and in the
+      // sandbox the recipient's (a verified address) too, so `identity/*`; the From address
+      // condition still allows only the configured sender. The configuration set is a resource
+      // of the send as well.
       role.addToPolicy(
         new iam.PolicyStatement({
           actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-          resources: [sesIdentityArn(this, config.sesIdentity)],
+          resources: [sesIdentityArn(this, '*'), mailConfigurationSetArn(this, config.stage)],
           conditions: { StringEquals: { 'ses:FromAddress': config.sesSender } },
         }),
       );
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]`,
+        reason:
+          'In the SES sandbox a send is authorised against the recipient identity too; the ses:FromAddress condition keeps the sender to the configured address.',
+      });
     }
   }
 }
-
-/** The ARN of an SES identity, from its name alone: no reference to the stack that creates it. */
-export const sesIdentityArn = (scope: Construct, identity: string) =>
-  Stack.of(scope).formatArn({ service: 'ses', resource: 'identity', resourceName: identity });

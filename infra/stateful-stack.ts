@@ -3,9 +3,9 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '#lib/db/table.ts';
+import { ServiceMail } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 import { publishParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -27,7 +27,7 @@ const OLD_PHOTO_VERSIONS_DAYS = 30;
 
 /**
  * Everything that holds data and must outlive any deployment of the code: the table, the photo
- * bucket, the secrets, the user pool and the SES identity. Other stacks find them through SSM
+ * bucket, the secrets, the user pool, the SES identity and configuration set. Other stacks find them through SSM
  * parameters (infra/parameters.ts), never through exports.
  */
 export class StatefulStack extends Stack {
@@ -123,15 +123,7 @@ export class StatefulStack extends Stack {
         'A new cursor key only invalidates cursors in flight (clients restart the listing on the 422); an operator rotates it with a redeploy, no rotation Lambda is needed.',
     });
 
-    // The invite e-mails' sender: the identity is created here (verify it by DNS or by the link
-    // SES mails to the address), or an identity verified already is used as it is.
-    if (context.sesIdentityMode === 'create') {
-      new ses.EmailIdentity(this, 'SenderIdentity', {
-        identity: context.sesIdentity.includes('@')
-          ? ses.Identity.email(context.sesIdentity)
-          : ses.Identity.domain(context.sesIdentity),
-      });
-    }
+    new ServiceMail(this, 'Mail', context);
 
     if (context.externalIssuer) {
       this.consoleIssuer = { ...context.externalIssuer, profile: 'oidc' };

@@ -172,6 +172,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // Two keys are accepted, as in AWS while a key is rotated (current, previous).
       INTERNAL_API_KEYS: `${secrets.internal_api_key},${secrets.previous_internal_api_key}`,
       SES_SENDER: LOCAL_SES_SENDER,
+      // Sent as in AWS; aws-ses-v2-local accepts the parameter and keeps no metrics.
+      SES_CONFIGURATION_SET: 'business-platform-local',
       CONSOLE_URL: localConsoleUrl(baseUrl),
       // The authorization server's issuer is the public base URL; locally, the harness's.
       OAUTH_ISSUER: baseUrl,

@@ -6,6 +6,8 @@ import { ServiceUnavailableError } from '#lib/http/errors.ts';
 import { logger } from '#lib/observability/logger.ts';
 
 const sender = requiredEnv('SES_SENDER');
+/** The SES configuration set that counts sends, bounces and complaints (unset: SES's default). */
+const configurationSet = optionalEnv('SES_CONFIGURATION_SET');
 const consoleUrl = requiredEnv('CONSOLE_URL').replace(/\/$/, '');
 
 /** SES_ENDPOINT points it at aws-ses-v2-local; unset in AWS. */
@@ -38,6 +40,7 @@ export async function sendInviteMail(invite: PlatformAdminEntry): Promise<void> 
     await ses.send(
       new SendEmailCommand({
         Source: sender,
+        ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),
         Destination: { ToAddresses: [invite.email] },
         Message: {
           Subject: { Data: 'You are invited to administer the Business Platform', Charset: 'UTF-8' },

@@ -14,7 +14,7 @@ const cdkEnvironment = (route: RouteDefinition) =>
     route,
     {
       sesSender: 'sender',
-      sesIdentity: 'identity',
+      stage: 'test',
       consoleUrl: 'console',
       publicUrl: 'public',
       mcpAllowedOrigins: ['origin'],

@@ -40,12 +40,12 @@ function topicOfAction(templates: Map<string, Template>, stack: string, action: 
 
 /** The statements of every topic policy that covers this topic. */
 function topicPolicyStatements(templates: Map<string, Template>, topic: Located): Json[] {
-  const resources = (templates.get(topic.stack)?.toJSON() as Json).Resources as Record<string, Json>;
+  const resources: Record<string, Json> = templates.get(topic.stack)?.toJSON().Resources ?? {};
   return Object.values(resources)
     .filter(
       (resource) =>
         resource.Type === 'AWS::SNS::TopicPolicy' &&
-        (resource.Properties?.Topics as Json[]).some((entry) => entry?.Ref === topic.logicalId),
+        (resource.Properties?.Topics ?? []).some((entry: Json) => entry?.Ref === topic.logicalId),
     )
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
 }

@@ -7,12 +7,20 @@ import { routeTable } from '#lib/routes/route-table.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { type Json, type Resources, synthesize } from '../support/cdk-app.ts';
 
-/** Issue 12: what a first deployment into a customer account needs, read from the templates. */
+/** What a first deployment into a customer account needs, read from the templates. */
 type Synth = ReturnType<typeof synthesize>;
 /** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
 const SYNTH_TIMEOUT = 180_000;
 const ofType = (resources: Resources, type: string) =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
+/** The IAM statements that allow an SES action. */
+const sesStatements = (resources: Resources): Json[] =>
+  ofType(resources, 'AWS::IAM::Policy')
+    .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[])
+    .filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('ses:')));
+/** What follows the account in each ARN of a statement's Resource (built with Fn::Join). */
+const arnTails = (resource: Json): string[] =>
+  [resource].flat().map((arn: Json) => String(arn['Fn::Join'][1].at(-1)));
 
 describe('CDK app, as deployed by default', () => {
   let app: Synth;
@@ -96,14 +104,16 @@ describe('CDK app, as deployed by default', () => {
 
   it('creates the SES identity of the sender and lets only the invite function send, as that sender', () => {
     stateful.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
-    const statements = ofType(app.resources(), 'AWS::IAM::Policy')
-      .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[])
-      .filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('ses:')));
+    const statements = sesStatements(app.resources());
     const senders = routeTable.filter((route) => route.permissions.sendEmail);
 
     expect(statements).toHaveLength(senders.length);
     for (const statement of statements) {
-      expect(statement.Resource['Fn::Join'][1].at(-1)).toBe(':identity/no-reply@example.com');
+      // Any identity (the sandbox checks the recipient's too), but only as the configured sender.
+      expect(arnTails(statement.Resource)).toEqual([
+        ':identity/*',
+        ':configuration-set/business-platform-dev',
+      ]);
       expect(statement.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
     }
   });
@@ -178,6 +188,7 @@ describe('CDK app, as deployed by default', () => {
 
     expect(functionAlarms).toHaveLength(routeTable.length);
     expect(apiAlarms).toHaveLength(2);
+    expect(alarms).toHaveLength(routeTable.length + 2 + 3); // and the three mail alarms
     for (const [, alarm] of alarms) expect(alarm.Properties?.AlarmActions).toHaveLength(1);
   });
 });
@@ -217,12 +228,13 @@ describe('CDK app with other settings', () => {
     });
   });
 
-  it('imports the SES domain identity and scopes the grant to it', () => {
+  it('imports the SES domain identity and keeps the sender condition', () => {
     app.template('-Stateful').resourceCountIs('AWS::SES::EmailIdentity', 0);
-    const statement = ofType(app.resources(), 'AWS::IAM::Policy')
-      .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[])
-      .find((candidate) => [candidate.Action].flat().includes('ses:SendEmail'));
-    expect(statement.Resource['Fn::Join'][1].at(-1)).toBe(':identity/mail.customer.test');
+    const [statement] = sesStatements(app.resources());
+    expect(arnTails(statement.Resource)).toEqual([
+      ':identity/*',
+      ':configuration-set/business-platform-test',
+    ]);
     expect(statement.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'hello@mail.customer.test' } });
   });
 
