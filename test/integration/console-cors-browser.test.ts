@@ -1,8 +1,9 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
 
 /**
- * DESIGN §11: the console is a browser app on another origin; console endpoints answer CORS
+ * The console is a browser app on another origin; console endpoints answer CORS
  * preflights for the configured console origins as the HTTP API's CORS configuration does,
  * allowing authorization, content-type and if-match and exposing etag, x-request-id and
  * retry-after. Locally the console's origin is the harness's own (http://127.0.0.1:<port>, where
@@ -12,19 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
  */
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    // No network here: without these Chromium waits on connections it will never get.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

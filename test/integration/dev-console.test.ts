@@ -3,10 +3,11 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { localConsoleUrl } from '../../infra/local/dev-console.ts';
 import { api } from '../support/api.ts';
+import { launchChromium } from '../support/browser.ts';
 import { arrangeTenant, platformAdminToken } from '../support/tenants.ts';
 
 // The dev console in a real (headless) browser: the pages the service links to, clicked through
@@ -17,19 +18,7 @@ const consoleUrl = localConsoleUrl(harness.baseUrl);
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    // No network here: without these Chromium waits on connections it will never get.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

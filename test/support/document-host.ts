@@ -1,18 +1,18 @@
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { selfSignedCertificate } from './self-signed-certificate.ts';
 
 /**
  * A loopback web server that plays the client's own website in the OAuth tests: it serves Client
  * ID Metadata Documents (and whatever else a test scripts) at paths the tests configure over HTTP,
  * and counts the requests each path received. It serves the same paths over http and over https
- * (a self-signed certificate for 127.0.0.1 made with openssl, which the harness is told to trust
- * through NODE_EXTRA_CA_CERTS), because clients such as the MCP SDK only accept https document
+ * (a self-signed certificate for 127.0.0.1, which the harness is told to trust through
+ * NODE_EXTRA_CA_CERTS), because clients such as the MCP SDK only accept https document
  * URLs. It starts before the harness, whose SSRF guard is told to allow exactly these two origins
  * (SAFE_FETCH_ALLOW), as production never is.
  *
@@ -58,34 +58,12 @@ export async function startDocumentHost(): Promise<DocumentHost> {
     response.writeHead(scripted.status, scripted.headers ?? { 'content-type': 'application/json' });
     response.end(scripted.body);
   };
+  const { key, cert } = await selfSignedCertificate(['127.0.0.1']);
   const certDir = mkdtempSync(join(tmpdir(), 'bps-document-host-'));
-  const keyFile = join(certDir, 'key.pem');
   const caFile = join(certDir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      caFile,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  writeFileSync(caFile, cert);
   const http = createServer(handler);
-  const https = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, handler);
+  const https = createHttpsServer({ key, cert }, handler);
   const listen = async (server: Server) => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

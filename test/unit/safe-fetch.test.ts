@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type SafeFetchError, type SafeFetchOptions, safeFetch } from '#lib/net/safe-fetch.ts';
+import { selfSignedCertificate } from '../support/self-signed-certificate.ts';
 
 const OPTIONS: SafeFetchOptions = { maxBytes: 1024, timeoutMs: 2_000 };
 
@@ -258,7 +255,6 @@ describe('safeFetch against a real server', () => {
 });
 
 describe('safeFetch over TLS', () => {
-  let certificateDir: string;
   let key: string;
   let certificate: string;
   const defaultCertificates = getCACertificates('default');
@@ -267,24 +263,12 @@ describe('safeFetch over TLS', () => {
 
   beforeAll(async () => {
     // A self-signed certificate for localhost, trusted only inside this test file.
-    certificateDir = mkdtempSync(join(tmpdir(), 'safe-fetch-'));
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
-        ...['-keyout', join(certificateDir, 'key.pem'), '-out', join(certificateDir, 'cert.pem')],
-        ...['-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
-      ],
-      { stdio: 'ignore' },
-    );
-    key = readFileSync(join(certificateDir, 'key.pem'), 'utf8');
-    certificate = readFileSync(join(certificateDir, 'cert.pem'), 'utf8');
+    ({ key, cert: certificate } = await selfSignedCertificate(['localhost', '127.0.0.1']));
     setDefaultCACertificates([...defaultCertificates, certificate]);
   });
 
   afterAll(() => {
     setDefaultCACertificates(defaultCertificates);
-    rmSync(certificateDir, { recursive: true, force: true });
   });
 
   async function startHttpsServer(host: string) {
