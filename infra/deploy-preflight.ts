@@ -1,25 +1,51 @@
 /**
- * Runs before `npm run deploy` bundles anything: are there AWS credentials (and a region) for cdk
- * to deploy with? Uses the SDK's own default chain (env, profile, SSO, container, instance), so it
- * finds what cdk would find; without them, one line saying what to set, in seconds, not minutes.
+ * What `npm run deploy` checks before it bundles anything: AWS credentials and a region (in
+ * seconds, not after minutes of bundling), then what synth cannot see and the account would
+ * reject or quietly limit. Each check answers in one line; a refusal stops the deploy, a warning
+ * does not.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import { GetAccountSettingsCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { GetParameterCommand, ParameterNotFound, type SSMClient } from '@aws-sdk/client-ssm';
+import type { ServiceContext } from './service-context.ts';
 
-const client = new S3Client({});
-try {
-  const credentials = await client.config.credentials();
-  if (!credentials.accessKeyId) throw new Error('empty credentials');
-} catch {
-  console.error(
-    'error: no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then npm run deploy again',
-  );
-  process.exit(1);
+export interface PreflightFindings {
+  /** Why the deploy cannot go on. */
+  refusals: string[];
+  /** What the person should know, and may fix later. */
+  warnings: string[];
 }
-try {
-  await client.config.region();
-} catch {
-  console.error(
-    'error: no AWS region: set AWS_REGION (or a region in your AWS profile), then npm run deploy again',
-  );
-  process.exit(1);
+
+/** The SSM parameter `cdk bootstrap` writes (default qualifier); a deploy without it fails late. */
+export const CDK_BOOTSTRAP_PARAMETER = '/cdk-bootstrap/hnb659fds/version';
+
+/**
+ * The most requests the stage lets run at the same moment: each of the two HTTP APIs admits its
+ * burst at once, and each request is one function invocation.
+ */
+export const concurrentRequestsAdmitted = (context: ServiceContext): number =>
+  2 * context.throttle.burstLimit;
+
+/** Account checks through the AWS APIs: CDK bootstrap, the Lambda concurrency quota. */
+export async function accountFindings(
+  clients: { lambda: LambdaClient; ssm: SSMClient },
+  context: ServiceContext,
+  region: string,
+): Promise<PreflightFindings> {
+  const refusals: string[] = [];
+  const warnings: string[] = [];
+  try {
+    await clients.ssm.send(new GetParameterCommand({ Name: CDK_BOOTSTRAP_PARAMETER }));
+  } catch (error) {
+    if (!(error instanceof ParameterNotFound)) throw error;
+    refusals.push(`the account is not bootstrapped for CDK in ${region}: run npx cdk bootstrap first`);
+  }
+  const { AccountLimit } = await clients.lambda.send(new GetAccountSettingsCommand({}));
+  const quota = AccountLimit?.ConcurrentExecutions;
+  const admitted = concurrentRequestsAdmitted(context);
+  if (quota !== undefined && quota < admitted) {
+    warnings.push(
+      `the account runs at most ${quota} Lambda functions at once, below the ${admitted} concurrent requests the stage's throttle admits (2 APIs × throttleBurst ${context.throttle.burstLimit}): requests beyond it fail with 503. Ask for more (Service Quotas → AWS Lambda → Concurrent executions) or lower throttleBurst`,
+    );
+  }
+  return { refusals, warnings };
 }

@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
@@ -21,6 +21,9 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
   const prefix = `BusinessPlatform-${context.stage}`;
 
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // Every stack and every resource that takes tags: cost reports and clean-up find the stage by them.
+  Tags.of(app).add('service', 'business-platform');
+  Tags.of(app).add('stage', context.stage);
 
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, { context });
   const api = new HttpApiStack(app, `${prefix}-Api`, { context });

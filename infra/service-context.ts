@@ -1,9 +1,11 @@
 import type { App } from 'aws-cdk-lib';
 import { consoleOrigins } from '#lib/http/cors.ts';
+import { readStageSettings, STAGE_NAME, type StageSettingKey, StageSettingsError } from './stage-settings.ts';
 
 /**
- * Every deployment setting, read once from CDK context (cdk.json or -c key=value) and checked
- * before any stack is built. README "Deploy" lists them.
+ * Every deployment setting, read once from the stage's settings file (`stages/<stage>.json`) and
+ * CDK context (cdk.json or -c key=value, which wins), and checked before any stack is built.
+ * docs/deploy.md lists them.
  */
 export interface ServiceContext {
   stage: string;
@@ -17,6 +19,10 @@ export interface ServiceContext {
   /** 'hosted' = Cognito's authorization-code flow with a domain; 'srp' = the console signs in by SRP only. */
   consoleSignIn: 'hosted' | 'srp';
   cognitoDomainPrefix: string | undefined;
+  /** The user pool's feature plan: 'essentials', or 'plus' with threat protection enforced. */
+  cognitoTier: 'essentials' | 'plus';
+  /** Who sends the user pool's own mail (codes, resets): 'cognito' (its shared sender) or 'ses' (ours). */
+  cognitoEmail: 'cognito' | 'ses';
   externalIssuer: { issuer: string; audience: string } | undefined;
   publicUrl: string | undefined;
   photosPublicBaseUrl: string | undefined;
@@ -35,17 +41,31 @@ export class ContextError extends Error {}
 const PLACEHOLDER_DOMAIN = /(^|\.)example\.com$/i;
 
 export function readServiceContext(app: App): ServiceContext {
-  const raw = (key: string): string | undefined => {
+  const given = (key: string): string | undefined => {
     const value: unknown = app.node.tryGetContext(key);
     return value === undefined || value === null || value === '' ? undefined : String(value);
   };
-  const flag = (key: string, fallback: boolean): boolean => {
+  const stage = given('stage') ?? 'dev';
+  if (!STAGE_NAME.test(stage)) {
+    throw new ContextError(
+      `stage "${stage}" must start with a letter and hold at most 20 lower-case letters, digits and dashes`,
+    );
+  }
+  let stored: Partial<Record<StageSettingKey, string>>;
+  try {
+    stored = readStageSettings(stage);
+  } catch (error) {
+    if (error instanceof StageSettingsError) throw new ContextError(error.message);
+    throw error;
+  }
+  const raw = (key: StageSettingKey): string | undefined => given(key) ?? stored[key];
+  const flag = (key: StageSettingKey, fallback: boolean): boolean => {
     const value = raw(key);
     if (value === undefined) return fallback;
     if (value !== 'true' && value !== 'false') throw new ContextError(`context ${key} must be true or false`);
     return value === 'true';
   };
-  const positive = (key: string, fallback: number): number => {
+  const positive = (key: StageSettingKey, fallback: number): number => {
     const value = raw(key);
     if (value === undefined) return fallback;
     const number = Number(value);
@@ -53,7 +73,7 @@ export function readServiceContext(app: App): ServiceContext {
       throw new ContextError(`context ${key} must be a positive number`);
     return number;
   };
-  const oneOf = <T extends string>(key: string, values: readonly T[], fallback: T): T => {
+  const oneOf = <T extends string>(key: StageSettingKey, values: readonly T[], fallback: T): T => {
     const value = raw(key) ?? fallback;
     if (!(values as readonly string[]).includes(value)) {
       throw new ContextError(`context ${key} must be one of ${values.join(', ')}`);
@@ -61,7 +81,6 @@ export function readServiceContext(app: App): ServiceContext {
     return value as T;
   };
 
-  const stage = raw('stage') ?? 'dev';
   const sesSender = raw('sesSender') ?? 'no-reply@example.com';
   const consoleUrl = (raw('consoleUrl') ?? 'https://console.example.com').replace(/\/+$/, '');
   const senderDomain = sesSender.split('@')[1] ?? '';
@@ -72,7 +91,7 @@ export function readServiceContext(app: App): ServiceContext {
     ].filter(Boolean);
     if (placeholders.length > 0) {
       throw new ContextError(
-        `stage "${stage}" still uses the example.com defaults for ${placeholders.join(' and ')}: set them with -c key=value or in cdk.json`,
+        `stage "${stage}" still uses the example.com defaults for ${placeholders.join(' and ')}: set them in stages/${stage}.json`,
       );
     }
   }
@@ -97,6 +116,8 @@ export function readServiceContext(app: App): ServiceContext {
     consoleOrigins: origins,
     consoleSignIn: oneOf('consoleSignIn', ['hosted', 'srp'] as const, 'hosted'),
     cognitoDomainPrefix: raw('cognitoDomainPrefix'),
+    cognitoTier: oneOf('cognitoTier', ['essentials', 'plus'] as const, 'essentials'),
+    cognitoEmail: oneOf('cognitoEmail', ['cognito', 'ses'] as const, 'cognito'),
     externalIssuer: issuer && issuerAudience ? { issuer, audience: issuerAudience } : undefined,
     publicUrl: raw('publicUrl')?.replace(/\/+$/, ''),
     photosPublicBaseUrl: raw('photosPublicBaseUrl'),

@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '#lib/db/table.ts';
-import { ServiceMail } from './mail.ts';
+import { mailConfigurationSetName, ServiceMail, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 import { publishParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -160,6 +160,26 @@ export class StatefulStack extends Stack {
     new CfnOutput(this, 'ConsoleClientId', { value: this.consoleIssuer.audience });
   }
 
+  /**
+   * Who sends the user pool's own mail (sign-up codes, password resets). Cognito's shared sender
+   * (the default) works in the SES sandbox, where SES would refuse every recipient not verified
+   * there, but sends about 50 mails a day from a domain that is not the customer's. Once SES has
+   * production access, `cognitoEmail: ses` sends from the service's sender through its
+   * configuration set; Cognito does so with its own service-linked role. Written on the
+   * CloudFormation resource because CDK's `withSES` needs a region known at synth, and these
+   * stacks take theirs from the deployment.
+   */
+  private chooseUserPoolMail(userPool: cognito.UserPool, context: ServiceContext): void {
+    if (context.cognitoEmail !== 'ses') return;
+    const pool = userPool.node.defaultChild as cognito.CfnUserPool;
+    pool.emailConfiguration = {
+      emailSendingAccount: 'DEVELOPER',
+      from: context.sesSender,
+      sourceArn: sesIdentityArn(this, context.sesIdentity),
+      configurationSet: mailConfigurationSetName(context.stage),
+    };
+  }
+
   /** The console's Cognito user pool, its app client and, for the hosted flow, its domain. */
   private consoleUserPool(context: ServiceContext, removalPolicy: RemovalPolicy) {
     const userPool = new cognito.UserPool(this, 'ConsoleUsers', {
@@ -175,13 +195,28 @@ export class StatefulStack extends Stack {
       },
       mfa: cognito.Mfa.OPTIONAL,
       mfaSecondFactor: { sms: false, otp: true },
-      // Plus: threat protection, and the V2_0 Pre Token Generation event (access-token claims).
-      featurePlan: cognito.FeaturePlan.PLUS,
-      standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
+      // Essentials already serves the V2_0 Pre Token Generation event (access-token claims);
+      // Plus, billed per active user from the first, adds threat protection, enforced when chosen.
+      ...(context.cognitoTier === 'plus'
+        ? {
+            featurePlan: cognito.FeaturePlan.PLUS,
+            standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
+          }
+        : { featurePlan: cognito.FeaturePlan.ESSENTIALS }),
+      // Cognito's own sender unless the settings choose ours (chooseUserPoolMail).
+      email: cognito.UserPoolEmail.withCognito(),
       accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
       deletionProtection: context.retainData,
       removalPolicy,
     });
+    this.chooseUserPoolMail(userPool, context);
+    if (context.cognitoTier === 'essentials') {
+      Validations.of(userPool).acknowledge({
+        id: 'AwsSolutions-COG8',
+        reason:
+          'Essentials by default: Plus bills every monthly active user from the first; the cognitoTier setting turns on Plus with threat protection enforced.',
+      });
+    }
     Validations.of(userPool).acknowledge({
       id: 'AwsSolutions-COG2',
       reason:

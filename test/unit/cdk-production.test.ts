@@ -36,7 +36,7 @@ describe('CDK app, as deployed by default', () => {
       LambdaConfig: {
         PreTokenGenerationConfig: { LambdaVersion: 'V2_0', LambdaArn: Match.anyValue() },
       },
-      UserPoolTier: 'PLUS',
+      UserPoolTier: 'ESSENTIALS',
     });
     stateful.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('Pre Token Generation'),

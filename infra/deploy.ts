@@ -1,0 +1,96 @@
+/**
+ * `npm run deploy -- [--stage NAME] [cdk deploy options]`: deploys every stack of one stage with
+ * the settings of its checked-in file, `stages/<stage>.json`. Before bundling anything it prints
+ * the effective settings and checks credentials, region and the account (infra/deploy-preflight.ts).
+ * Settings given as `-c key=value` are refused: CDK would not remember them, and the next deploy
+ * without them would undo what they made.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { App } from 'aws-cdk-lib';
+import { accountFindings } from './deploy-preflight.ts';
+import { ROOT_DIR } from './local/paths.ts';
+import { ContextError, readServiceContext, type ServiceContext } from './service-context.ts';
+import { readStageSettings, STAGE_NAME, stageSettingsFile } from './stage-settings.ts';
+
+const fail = (message: string): never => {
+  console.error(`error: ${message}`);
+  process.exit(1);
+};
+
+const { values } = parseArgs({
+  options: { stage: { type: 'string' }, context: { type: 'string', short: 'c', multiple: true } },
+  allowPositionals: true,
+  strict: false,
+});
+const stage = typeof values.stage === 'string' ? values.stage : 'dev';
+if (!STAGE_NAME.test(stage)) fail(`--stage "${stage}" must be a stage name such as prod`);
+if (values.context) {
+  fail(
+    `put settings in ${relative(ROOT_DIR, stageSettingsFile(stage))} instead of -c (CDK does not keep command-line context, so the next deploy would undo them)`,
+  );
+}
+const file = stageSettingsFile(stage);
+if (stage !== 'dev' && !existsSync(file)) {
+  fail(
+    `no settings for stage ${stage}: create ${relative(ROOT_DIR, file)} (docs/deploy.md lists every setting)`,
+  );
+}
+// The rest of the command line goes to cdk deploy as it was given.
+const rest = process.argv
+  .slice(2)
+  .filter(
+    (arg, index, all) => arg !== '--stage' && all[index - 1] !== '--stage' && !arg.startsWith('--stage='),
+  );
+
+let context: ServiceContext;
+try {
+  const { context: cdkJson } = JSON.parse(readFileSync(join(ROOT_DIR, 'cdk.json'), 'utf8'));
+  context = readServiceContext(new App({ context: { ...cdkJson, stage } }));
+} catch (error) {
+  if (error instanceof ContextError) fail(error.message);
+  throw error;
+}
+
+const stored = readStageSettings(stage);
+console.log(`Stage ${stage}: settings from ${relative(ROOT_DIR, file)}, defaults for the rest`);
+for (const [key, value] of Object.entries(context)) {
+  if (key === 'stage') continue;
+  const shown =
+    typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '(unset)');
+  console.log(`  ${key.padEnd(22)} ${shown}${key in stored ? '' : '   (default)'}`);
+}
+
+const lambda = new LambdaClient({});
+try {
+  const credentials = await lambda.config.credentials();
+  if (!credentials.accessKeyId) throw new Error('empty credentials');
+} catch {
+  fail(
+    'no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then npm run deploy again',
+  );
+}
+const region = await lambda.config
+  .region()
+  .catch(() =>
+    fail('no AWS region: set AWS_REGION (or a region in your AWS profile), then npm run deploy again'),
+  );
+const findings = await accountFindings({ lambda, ssm: new SSMClient({}) }, context, region).catch(
+  (error: Error) => fail(`could not check the account: ${error.message}`),
+);
+for (const warning of findings.warnings) console.log(`warning: ${warning}`);
+if (findings.refusals.length > 0) fail(findings.refusals.join('; '));
+
+const cdk = join(dirname(createRequire(import.meta.url).resolve('aws-cdk/package.json')), 'bin/cdk');
+const child = spawn(process.execPath, [cdk, 'deploy', '--all', '-c', `stage=${stage}`, ...rest], {
+  cwd: ROOT_DIR,
+  stdio: 'inherit',
+});
+const [code] = (await once(child, 'exit')) as [number | null];
+process.exit(code ?? 1);
