@@ -1,5 +1,7 @@
 import type { App } from 'aws-cdk-lib';
 import { consoleOrigins } from '#lib/http/cors.ts';
+import { emailAddress } from '#lib/validation/formats.ts';
+import * as z from '#lib/validation/zod.ts';
 import { readStageSettings, STAGE_NAME, type StageSettingKey, StageSettingsError } from './stage-settings.ts';
 
 /**
@@ -33,6 +35,8 @@ export interface ServiceContext {
   oauthThrottle: { rateLimit: number; burstLimit: number };
   /** E-mail address the alarms notify (SNS subscription); none when unset. */
   alarmEmail: string | undefined;
+  /** The address that may sign up before any platform admin exists, to become the first one. */
+  bootstrapAdminEmail: string | undefined;
 }
 
 /** A setting that stops synthesis: printed as one line by infra/app.ts. */
@@ -106,6 +110,12 @@ export function readServiceContext(app: App): ServiceContext {
   } catch (error) {
     throw new ContextError((error as Error).message);
   }
+  const bootstrapAdminEmail = raw('bootstrapAdminEmail')?.trim().toLowerCase();
+  if (bootstrapAdminEmail !== undefined && !z.safeParse(emailAddress(), bootstrapAdminEmail).success) {
+    throw new ContextError(
+      `context bootstrapAdminEmail must be an e-mail address, not "${bootstrapAdminEmail}"`,
+    );
+  }
   const defaultRate = positive('throttleRate', 50);
   return {
     stage,
@@ -134,5 +144,6 @@ export function readServiceContext(app: App): ServiceContext {
       burstLimit: positive('oauthThrottleBurst', 10),
     },
     alarmEmail: raw('alarmEmail'),
+    bootstrapAdminEmail,
   };
 }

@@ -31,6 +31,7 @@ export const STAGE_SETTING_KEYS = [
   'oauthThrottleRate',
   'oauthThrottleBurst',
   'alarmEmail',
+  'bootstrapAdminEmail',
 ] as const;
 
 export type StageSettingKey = (typeof STAGE_SETTING_KEYS)[number];

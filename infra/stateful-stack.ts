@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -184,7 +185,8 @@ export class StatefulStack extends Stack {
   private consoleUserPool(context: ServiceContext, removalPolicy: RemovalPolicy) {
     const userPool = new cognito.UserPool(this, 'ConsoleUsers', {
       signInAliases: { email: true },
-      selfSignUpEnabled: false,
+      // Anyone may try; the Pre Sign-up trigger below admits invited addresses only.
+      selfSignUpEnabled: true,
       autoVerify: { email: true },
       passwordPolicy: {
         minLength: 12,
@@ -236,6 +238,8 @@ export class StatefulStack extends Stack {
       cognito.LambdaVersion.V2_0,
     );
 
+    this.addSignUpTriggers(userPool, context);
+
     const hosted = context.consoleSignIn === 'hosted';
     const client = userPool.addClient('Console', {
       authFlows: { userSrp: true },
@@ -269,5 +273,44 @@ export class StatefulStack extends Stack {
     }
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     return { userPool, clientId: client.userPoolClientId };
+  }
+
+  /**
+   * Invite-only sign-up: Pre Sign-up admits an address only when it was invited (it reads the
+   * table, nothing more); Post Confirmation, once Cognito's code proved the address, turns its
+   * pending business memberships into memberships. Each role may do exactly that on the table.
+   */
+  private addSignUpTriggers(userPool: cognito.UserPool, context: ServiceContext) {
+    const environment = { TABLE_NAME: this.table.tableName };
+    const preSignUp = new NodeFunction(this, 'PreSignUp', {
+      entry: 'functions/triggers/pre-sign-up.ts',
+      description: 'Cognito Pre Sign-up: admits invited e-mail addresses only',
+      timeoutSeconds: 5,
+      environment: {
+        ...environment,
+        ...(context.bootstrapAdminEmail ? { BOOTSTRAP_ADMIN_EMAIL: context.bootstrapAdminEmail } : {}),
+      },
+    });
+    preSignUp.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+        resources: [this.table.tableArn],
+      }),
+    );
+    userPool.addTrigger(cognito.UserPoolOperation.PRE_SIGN_UP, preSignUp.function);
+
+    const postConfirmation = new NodeFunction(this, 'PostConfirmation', {
+      entry: 'functions/triggers/post-confirmation.ts',
+      description: 'Cognito Post Confirmation: pending business memberships become memberships',
+      timeoutSeconds: 5,
+      environment,
+    });
+    postConfirmation.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        resources: [this.table.tableArn],
+      }),
+    );
+    userPool.addTrigger(cognito.UserPoolOperation.POST_CONFIRMATION, postConfirmation.function);
   }
 }

@@ -61,17 +61,59 @@ export async function listPlatformAdminEntries(): Promise<PlatformAdminEntry[]> 
 }
 
 /**
- * Create an active platform admin for an e-mail address unless that address already has an entry.
- * The first admin comes from here (the `admin` CLI and the local seed), never from an endpoint.
+ * Create an active platform admin for an e-mail address unless that address already has an entry
+ * (`npm run admin -- create` and the local seed). Admins never come from an endpoint.
  */
-export async function ensurePlatformAdmin(input: {
+export async function ensurePlatformAdmin(
+  input: NewAdmin,
+): Promise<{ created: boolean; entry: PlatformAdminEntry }> {
+  const item = newAdminItem(input);
+  try {
+    await insertEntry(item, [countChange(+1)]);
+    return { created: true, entry: toEntry(item) };
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    return { created: false, entry: toEntry(await readByEmail(item.email)) };
+  }
+}
+
+/**
+ * Make the first active platform admin of a deployment (`npm run admin -- bootstrap`): refused
+ * with 409 once any active admin exists, decided in the same transaction as the insert, so two
+ * bootstraps at once make one admin.
+ */
+export async function bootstrapPlatformAdmin(input: NewAdmin): Promise<PlatformAdminEntry> {
+  const item = newAdminItem(input);
+  try {
+    await insertEntry(item, [firstAdminCount()]);
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (error.CancellationReasons?.[2]?.Code === 'ConditionalCheckFailed') {
+      throw new ConflictError(
+        'An active platform admin exists already: admins invite others from the console',
+      );
+    }
+    const existing = toEntry(await readByEmail(item.email));
+    throw new ConflictError(`${existing.email} already has an entry (${existing.kind}, ${existing.status})`);
+  }
+  return toEntry(item);
+}
+
+/** The admin or invite entry of an e-mail address (any case), if it has one. */
+export async function findPlatformAdminEntry(email: string): Promise<PlatformAdminEntry | undefined> {
+  const item = await readByEmailIfAny(normaliseEmail(email));
+  return item ? toEntry(item) : undefined;
+}
+
+interface NewAdmin {
   email: string;
   firstName?: string;
   lastName?: string;
-}): Promise<{ created: boolean; entry: PlatformAdminEntry }> {
+}
+
+function newAdminItem(input: NewAdmin) {
   const email = normaliseEmail(input.email);
-  const now = new Date().toISOString();
-  const item = {
+  return {
     ...keys.platformAdmin(email),
     id: randomUUID(),
     kind: 'admin' as const,
@@ -81,16 +123,9 @@ export async function ensurePlatformAdmin(input: {
     phone: null,
     invited_by: null,
     invited_at: null,
-    accepted_at: now,
+    accepted_at: new Date().toISOString(),
     expires_at: null,
   };
-  try {
-    await insertEntry(item, [countChange(+1)]);
-    return { created: true, entry: toEntry(item) };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    return { created: false, entry: toEntry(await readByEmail(email)) };
-  }
 }
 
 /**
@@ -343,6 +378,19 @@ function countChange(delta: 1 | -1) {
       ...(delta < 0
         ? { ConditionExpression: 'active > :one', ExpressionAttributeValues: { ':delta': -1, ':one': 1 } }
         : { ExpressionAttributeValues: { ':delta': 1 } }),
+    },
+  };
+}
+
+/** The count goes from none to one: the first admin, or nothing (the condition fails). */
+function firstAdminCount() {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.platformAdminCount(),
+      UpdateExpression: 'ADD active :one',
+      ConditionExpression: 'attribute_not_exists(active) OR active < :one',
+      ExpressionAttributeValues: { ':one': 1 },
     },
   };
 }

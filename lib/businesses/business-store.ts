@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { MemberRole } from '#lib/auth/business-access.ts';
+import { memberItem } from '#lib/businesses/member-item.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { completeFields } from '#lib/records/complete-fields.ts';
@@ -80,19 +81,7 @@ export async function putMember(businessId: string, userId: string, role: Member
             ConditionExpression: 'attribute_exists(pk)',
           },
         },
-        {
-          Put: {
-            TableName: tableName,
-            Item: {
-              ...keys.member(businessId, userId),
-              ...keys.memberByUser(userId, businessId),
-              business_id: businessId,
-              user_id: userId,
-              role,
-              created_at: new Date().toISOString(),
-            },
-          },
-        },
+        { Put: { TableName: tableName, Item: memberItem(businessId, userId, role) } },
       ],
     }),
   );

@@ -12,6 +12,9 @@ export interface ItemKey {
 
 export const businessPartition = (businessId: string) => `BUSINESS#${businessId}`;
 
+/** The partition of one e-mail address's pending memberships (keys.pendingMember). */
+export const pendingMembers = (email: string) => `PENDING_MEMBER#${normaliseEmail(email)}`;
+
 export const PLATFORM_ADMINS = 'PLATFORM_ADMINS';
 export const RECORD_PREFIX = 'RECORD#';
 export const COUNT_PREFIX = 'COUNT#';
@@ -31,6 +34,15 @@ export const keys = {
   memberByUser: (userId: string, businessId: string) => ({
     gsi1pk: `USER#${userId}`,
     gsi1sk: businessPartition(businessId),
+  }),
+  /**
+   * A membership waiting for its person's account: an invitation to a business by e-mail, made
+   * before the identity provider has a subject for them. All of one address's share a partition,
+   * found by `pendingMembers`; confirming the sign-up turns them into memberships.
+   */
+  pendingMember: (email: string, businessId: string): ItemKey => ({
+    pk: pendingMembers(email),
+    sk: businessPartition(businessId),
   }),
   user: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'USER' }),
   /** Platform admins and their invites live in one small partition, keyed by normalised e-mail. */

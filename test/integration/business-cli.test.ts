@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { assertInvitedToSignUp } from '#lib/auth/sign-up-admission.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
 import { issuer } from '../support/tokens.ts';
@@ -13,6 +14,18 @@ async function business(args: string[]) {
   return run(process.execPath, ['--import', 'tsx', 'infra/local/cli/business.ts', ...args], {
     cwd: ROOT_DIR,
     env: { ...process.env, TABLE_NAME: '', LOCAL_STATE_DIR: inject('harness').stateDir },
+    timeout: 60_000,
+  });
+}
+
+/**
+ * The same, as against a deployed table: TABLE_NAME set (here the harness's table), and JWT_ISSUER
+ * a Cognito user pool's, whose subjects the CLI cannot derive from an e-mail address.
+ */
+async function businessInAws(args: string[]) {
+  return run(process.execPath, ['--import', 'tsx', 'infra/local/cli/business.ts', ...args], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, JWT_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_CliTest' },
     timeout: 60_000,
   });
 }
@@ -56,5 +69,41 @@ describe('npm run business', () => {
     ).rejects.toMatchObject({
       stderr: expect.stringContaining('not a member'),
     });
+  });
+
+  it('against a deployed table, --email invites someone without an account: a pending membership that lets them sign up', {
+    timeout: 180_000,
+  }, async () => {
+    const email = `invitee-${randomUUID().slice(0, 8)}@cli.example`;
+    const created = JSON.parse((await business(['create', '--name', 'Pending Shop'])).stdout);
+
+    const added = JSON.parse(
+      (
+        await businessInAws([
+          'add-member',
+          '--business',
+          created.id,
+          '--role',
+          'editor',
+          '--email',
+          email.toUpperCase(),
+        ])
+      ).stdout,
+    );
+
+    expect(added).toMatchObject({ business_id: created.id, email, role: 'editor', status: 'pending' });
+    await expect(assertInvitedToSignUp(email, undefined)).resolves.toBeUndefined();
+
+    const removed = JSON.parse(
+      (await businessInAws(['remove-member', '--business', created.id, '--email', email])).stdout,
+    );
+    expect(removed).toMatchObject({ business_id: created.id, email, removed: true });
+    await expect(assertInvitedToSignUp(email, undefined)).rejects.toThrow('by invitation only');
+    await expect(
+      businessInAws(['remove-member', '--business', created.id, '--email', email]),
+    ).rejects.toMatchObject({ stderr: expect.stringContaining('has no pending membership') });
+    await expect(
+      businessInAws(['add-member', '--business', randomUUID(), '--role', 'owner', '--email', email]),
+    ).rejects.toMatchObject({ stderr: expect.stringContaining('No business') });
   });
 });

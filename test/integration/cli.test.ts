@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { png } from '../../infra/local/demo-images.ts';
+import { ensureTable } from '../../infra/local/emulators.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
 
@@ -143,6 +145,42 @@ describe('command-line tools', () => {
     });
     const listed = JSON.parse((await cli('admin', ['list'])).stdout);
     expect(listed.map((entry: { email: string }) => entry.email)).toContain(email);
+  });
+
+  it('admin bootstrap makes the first admin of a table with TABLE_NAME set, and refuses a second', async () => {
+    // A table of its own (on the harness's DynamoDB Local, reached as a deployed one: TABLE_NAME),
+    // since the harness's table has its seeded admin.
+    const table = `bootstrap-${randomUUID()}`;
+    await ensureTable(process.env.DYNAMODB_ENDPOINT ?? '', table);
+    const first = `First.Admin-${randomUUID().slice(0, 8)}@example.com`;
+
+    const created = JSON.parse(
+      (await cli('admin', ['bootstrap', '--email', first, '--first-name', 'Ada'], { TABLE_NAME: table }))
+        .stdout,
+    );
+
+    expect(created).toMatchObject({
+      email: first.toLowerCase(),
+      kind: 'admin',
+      status: 'active',
+      first_name: 'Ada',
+    });
+    expect(
+      await failsInOneLine(
+        cli('admin', ['bootstrap', '--email', 'second@example.com'], { TABLE_NAME: table }),
+      ),
+    ).toBe('error: An active platform admin exists already: admins invite others from the console');
+    const listed = JSON.parse((await cli('admin', ['list'], { TABLE_NAME: table })).stdout);
+    expect(listed.map((entry: { email: string }) => entry.email)).toEqual([first.toLowerCase()]);
+  });
+
+  it('admin bootstrap refuses on the local stack, whose seed made an admin, and a bad address', async () => {
+    expect(await failsInOneLine(cli('admin', ['bootstrap', '--email', 'late@example.com']))).toContain(
+      'An active platform admin exists already',
+    );
+    expect(await failsInOneLine(cli('admin', ['bootstrap', '--email', 'not-an-address']))).toBe(
+      'error: bootstrap needs --email someone@example.com',
+    );
   });
 
   it('oauth-client creates, lists and revokes clients; a revoked client cannot authorize', async () => {

@@ -1,17 +1,23 @@
 /**
  * `npm run business -- <command>`: provision businesses and their members (no endpoint of the
- * interface creates them; DESIGN §7).
+ * interface creates them).
  *
  *   create --name NAME [--id UUID]                                  prints the business
  *   add-member --business ID --role owner|editor|viewer (--email E | --sub SUB)
  *   remove-member --business ID (--email E | --sub SUB)
  *
- * A member is named by the identity provider's subject: locally `--email` is enough (the dev
- * issuer's subject is derived from it); against a deployed table give `--sub` (the Cognito user's
- * `sub`) with JWT_ISSUER set to the stack's ConsoleIssuer output. Talks to the running local
+ * A member is named by the identity provider's subject: `--sub` (the Cognito user's `sub`) with
+ * JWT_ISSUER set to the stack's ConsoleIssuer output. Locally `--email` is enough (the dev
+ * issuer's subject is derived from it). Against a deployed table `--email` invites someone who has
+ * no account yet: the membership is pending, which lets them sign up with that address, and the
+ * user pool's Post Confirmation trigger makes it theirs once they confirm it. (With another
+ * identity provider, context `issuer`, nothing claims it: use `--sub`.) Talks to the running local
  * stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
  */
 import { parseArgs } from 'node:util';
+import { normaliseEmail } from '#lib/db/keys.ts';
+import { emailAddress } from '#lib/validation/formats.ts';
+import * as z from '#lib/validation/zod.ts';
 import { LOCAL_ISSUER, localSubject } from '../dev-issuer.ts';
 import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
 
@@ -29,22 +35,29 @@ const { values, positionals } = parseArgs({
 });
 useLocalStack();
 const { createBusiness, putMember, removeMember } = await import('#lib/businesses/business-store.ts');
+const { putPendingMember, removePendingMember } = await import('#lib/businesses/pending-members.ts');
 const { userIdFor } = await import('#lib/auth/user-id.ts');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ROLES = ['owner', 'editor', 'viewer'] as const;
 
-/** The member's user id, as the service derives it from the token's issuer and subject. */
-function memberUserId(): { userId: string; subject: string } {
+/**
+ * Who the member is: a user id, as the service derives it from the token's issuer and subject;
+ * or, against a deployed table, an e-mail address whose person has no account (no subject) yet.
+ */
+function member(): { userId: string; subject: string } | { email: string } {
   const issuer = process.env.JWT_ISSUER;
-  if (!issuer) fail("set JWT_ISSUER to the stack's ConsoleIssuer output (the user pool URL)");
-  let subject = values.sub;
-  if (!subject && values.email) {
-    if (issuer !== LOCAL_ISSUER)
-      fail("against a deployed table, name the user with --sub (the Cognito user's sub)");
-    subject = localSubject(values.email);
+  if (values.sub) {
+    if (!issuer) fail("set JWT_ISSUER to the stack's ConsoleIssuer output (the user pool URL)");
+    return { userId: userIdFor(issuer, values.sub), subject: values.sub };
   }
-  if (!subject) fail('name the member with --email E (local) or --sub SUB');
-  return { userId: userIdFor(issuer, subject), subject };
+  if (values.email) {
+    const email = normaliseEmail(values.email);
+    if (!z.safeParse(emailAddress(), email).success) fail('--email must be an e-mail address');
+    if (issuer !== LOCAL_ISSUER) return { email };
+    const subject = localSubject(email);
+    return { userId: userIdFor(issuer, subject), subject };
+  }
+  return fail('name the member with --email E or --sub SUB');
 }
 
 function businessId(): string {
@@ -67,21 +80,34 @@ switch (positionals[0]) {
     const id = businessId();
     const role = values.role as (typeof ROLES)[number];
     if (!ROLES.includes(role)) fail('--role must be owner, editor or viewer');
-    const { userId, subject } = memberUserId();
+    const who = member();
+    if ('email' in who) {
+      const pending = await putPendingMember(id, who.email, role);
+      console.log(JSON.stringify({ ...pending, status: 'pending' }, null, 2));
+      break;
+    }
     try {
-      await putMember(id, userId, role);
+      await putMember(id, who.userId, role);
     } catch (error) {
       if ((error as Error).name === 'TransactionCanceledException') fail(`no business ${id}`);
       throw error;
     }
-    console.log(JSON.stringify({ business_id: id, user_id: userId, subject, role }, null, 2));
+    console.log(
+      JSON.stringify({ business_id: id, user_id: who.userId, subject: who.subject, role }, null, 2),
+    );
     break;
   }
   case 'remove-member': {
     const id = businessId();
-    const { userId } = memberUserId();
-    if (!(await removeMember(id, userId))) fail(`user ${userId} is not a member of ${id}`);
-    console.log(JSON.stringify({ business_id: id, user_id: userId, removed: true }, null, 2));
+    const who = member();
+    if ('email' in who) {
+      if (!(await removePendingMember(id, who.email)))
+        fail(`${who.email} has no pending membership of ${id} (name a member who has an account with --sub)`);
+      console.log(JSON.stringify({ business_id: id, email: who.email, removed: true }, null, 2));
+      break;
+    }
+    if (!(await removeMember(id, who.userId))) fail(`user ${who.userId} is not a member of ${id}`);
+    console.log(JSON.stringify({ business_id: id, user_id: who.userId, removed: true }, null, 2));
     break;
   }
   default:
