@@ -273,7 +273,7 @@ describe('synth outside dev', () => {
 
       expect(result.status).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
-        'error: stage "prod" still uses the example.com defaults for sesSender (no-reply@example.com) and consoleUrl (https://console.example.com): set them with -c key=value or in cdk.json',
+        'error: stage "prod" still uses the example.com defaults for sesSender (no-reply@example.com) and consoleUrl (https://console.example.com): set them in stages/prod.json',
       ]);
     },
     SYNTH_TIMEOUT,
