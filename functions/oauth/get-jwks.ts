@@ -1,9 +1,10 @@
 import { publicAccess } from '#lib/auth/public-access.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { publicJwks } from '#lib/oauth/signing-key.ts';
+import { JWKS_ROUTE_MAX_AGE_SECONDS } from '#lib/oauth/key-schedule.ts';
+import { publishedJwks } from '#lib/oauth/published-keys.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
 
 export const handler = httpHandler(oauthRoutes.getOAuthJwks, publicAccess, async () => ({
-  data: await publicJwks(),
-  headers: { 'cache-control': 'public, max-age=300' },
+  data: await publishedJwks(),
+  headers: { 'cache-control': `public, max-age=${JWKS_ROUTE_MAX_AGE_SECONDS}` },
 }));

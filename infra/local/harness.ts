@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { consoleOrigins } from '#lib/http/cors.ts';
-import { generateSigningKeys } from '#lib/oauth/signing-key.ts';
+import { generateSigningKeys } from '#lib/oauth/new-signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { withParameterExamples } from '../openapi-guide.ts';
@@ -177,7 +177,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       CONSOLE_URL: localConsoleUrl(baseUrl),
       // The authorization server's issuer is the public base URL; locally, the harness's.
       OAUTH_ISSUER: baseUrl,
-      OAUTH_SIGNING_KEY: readFileSync(oauthKeyFile, 'utf8'),
+      // Read on every use, so that `npm run oauth-keys -- rotate` reaches the running functions.
+      OAUTH_SIGNING_KEY_FILE: oauthKeyFile,
       CURSOR_SECRET: readFileSync(cursorSecretFile, 'utf8').trim(),
       // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
       // production never sets it.
@@ -190,6 +191,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       MCP_ALLOWED_ORIGINS: 'http://localhost:6274,http://127.0.0.1:6274',
     };
     Object.assign(process.env, env);
+
+    // Publish the signing key before anything verifies a token (the token endpoint would on its
+    // first token; a test may sign one with the key file first).
+    const { ensureSigningKeyPublished } = await import('#lib/oauth/signing-key.ts');
+    await ensureSigningKeyPublished();
 
     const issuer = await loadDevIssuer(options.stateDir);
     if (!secrets.seed || !hadPreviousKey) {

@@ -1,33 +1,70 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 import { consoleAuth, verifyConsoleToken } from '#lib/auth/console-token.ts';
-import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import {
   type AssistantPrincipal,
   type Authenticator,
   bearerToken,
   type UserPrincipal,
 } from '#lib/auth/principal.ts';
-import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
-import { optionalEnv } from '#lib/config/env.ts';
+import { PublishedKeySet } from '#lib/auth/published-key-set.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys } from '#lib/db/keys.ts';
+import { type ItemKey, keys } from '#lib/db/keys.ts';
 import { HttpError, ServiceUnavailableError, UnauthorizedError } from '#lib/http/errors.ts';
+import { CLOCK_TOLERANCE_SECONDS } from '#lib/oauth/key-schedule.ts';
+import { parsePublishedKeys, publishedKeysKey } from '#lib/oauth/published-keys.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
+import { logger } from '#lib/observability/logger.ts';
 
 /**
- * Access tokens of our own authorization server (DESIGN §9): ES256 JWTs checked against the
- * published JWKS, for exactly one resource (`aud`), naming a grant that must not be revoked (one
- * GetItem, so a revoked grant stops at once, like a revoked agent key).
+ * Access tokens of our own authorization server (DESIGN §9): ES256 JWTs for exactly one resource
+ * (`aud`), naming a grant that must not be revoked (read every time, so a revoked grant stops at
+ * once, like a revoked agent key).
+ *
+ * The keys come from the published-keys item in the table (lib/oauth/published-keys.ts), never
+ * over the public JWKS route, and are kept per container (lib/auth/published-key-set.ts). When
+ * the copy is fresh and knows the token's kid, the signature is checked first and the grant read
+ * alone; otherwise one BatchGetItem reads the grant and the item together, so the keys never cost
+ * a round trip of their own. Keys that cannot be loaded are a 503, never a 401.
  */
-let jwks: ReturnType<typeof remoteKeySet> | undefined;
+const keySet = new PublishedKeySet();
 
-function keySet() {
-  jwks ??= remoteKeySet(new URL(optionalEnv('OAUTH_JWKS_URL') ?? `${issuer()}/oauth/jwks`), {
-    timeoutMs: 3_000,
-    cooldownMs: 30_000,
-  });
-  return jwks;
+/** Grant ids are UUIDs; anything else in `gid` cannot be a token we signed. */
+const GRANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const sameKey = (item: { pk?: unknown; sk?: unknown }, key: ItemKey) =>
+  item.pk === key.pk && item.sk === key.sk;
+
+/** The grant and the published-keys item in one call; whether the keys were read and usable. */
+async function readGrantAndKeys(grantKey: ItemKey, now: number) {
+  const keysKey = publishedKeysKey();
+  const result = await dynamo.send(
+    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [grantKey, keysKey] } } }),
+  );
+  const items = result.Responses?.[tableName] ?? [];
+  const unprocessed = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
+  let keysRead = false;
+  if (!unprocessed.some((key) => sameKey(key, keysKey))) {
+    try {
+      const published = parsePublishedKeys(items.find((item) => sameKey(item, keysKey)));
+      if (published) {
+        keySet.accept(published.keys, now);
+        keysRead = true;
+      } else logger.error('No published-keys item: access tokens cannot be verified');
+    } catch (error) {
+      logger.error('The published-keys item could not be read; keeping the last good keys', { error });
+    }
+  }
+  // DynamoDB hands back keys it could not read under load: the grant is needed, so ask again.
+  const grant = unprocessed.some((key) => sameKey(key, grantKey))
+    ? await readGrant(grantKey)
+    : items.find((item) => sameKey(item, grantKey));
+  return { grant, keysRead };
+}
+
+async function readGrant(grantKey: ItemKey) {
+  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: grantKey }));
+  return Item;
 }
 
 export async function verifyAssistantToken(
@@ -36,20 +73,40 @@ export async function verifyAssistantToken(
   challenge: string,
 ): Promise<AssistantPrincipal> {
   const invalid = (message: string) => new UnauthorizedError(message, `${challenge}, error="invalid_token"`);
+  let kid: string | undefined;
+  let grantId: string;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+    grantId = String(decodeJwt(token).gid);
+  } catch {
+    throw invalid('The access token is not valid');
+  }
+  if (!GRANT_ID.test(grantId)) throw invalid('The access token is not valid');
+
+  const now = Date.now();
+  const grantKey = keys.oauthGrant(grantId);
+  let grant: Record<string, unknown> | undefined;
+  let grantRead = false;
+  if (keySet.shouldRead(kid, now)) {
+    const read = await readGrantAndKeys(grantKey, now);
+    grant = read.grant;
+    grantRead = true;
+    if (!read.keysRead && !keySet.has(kid, now)) {
+      throw new ServiceUnavailableError('The token keys could not be loaded; retry shortly');
+    }
+  }
+
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keySet(), {
+    ({ payload } = await jwtVerify(token, keySet.getKey(now), {
       issuer: issuer(),
       audience: resource,
       algorithms: ['ES256'],
       typ: 'at+jwt',
       requiredClaims: ['sub', 'exp', 'client_id', 'scope', 'gid'],
-      clockTolerance: 5,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
     }));
   } catch (error) {
-    if (isJwksUnreachable(error)) {
-      throw new ServiceUnavailableError('The token keys could not be loaded; retry shortly');
-    }
     if (error instanceof errors.JWTExpired) throw invalid('The access token has expired');
     if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') {
       throw invalid('The access token was issued for another resource');
@@ -57,9 +114,8 @@ export async function verifyAssistantToken(
     if (error instanceof errors.JOSEError) throw invalid('The access token is not valid');
     throw error;
   }
-  const grantId = String(payload.gid);
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: keys.oauthGrant(grantId) }));
-  if (!Item || Item.revoked_at) throw invalid('The access was revoked; sign in again');
+  if (!grantRead) grant = await readGrant(grantKey);
+  if (!grant || grant.revoked_at) throw invalid('The access was revoked; sign in again');
   return {
     kind: 'assistant',
     userId: String(payload.sub),

@@ -120,6 +120,8 @@ export const keys = {
   oauthCode: (codeHash: string): ItemKey => ({ pk: `OAUTH_CODE#${codeHash}`, sk: 'CODE' }),
   /** A grant: what one consent gave one client; refresh tokens and access tokens hang off it. */
   oauthGrant: (grantId: string): ItemKey => ({ pk: `OAUTH_GRANT#${grantId}`, sk: 'GRANT' }),
+  /** The public keys of access tokens with their schedule (lib/oauth/published-keys.ts): one item. */
+  oauthPublishedKeys: (): ItemKey => ({ pk: 'OAUTH_KEYS', sk: 'PUBLISHED' }),
   /** A refresh token, by its SHA-256. */
   oauthRefreshToken: (tokenHash: string): ItemKey => ({ pk: `OAUTH_REFRESH#${tokenHash}`, sk: 'REFRESH' }),
   /** That a user approved a client for some scopes before (consented_before). */

@@ -69,7 +69,12 @@ export function resourceChallenge(resource: string, extra = ''): string {
  * Access tokens live 15 minutes (OAUTH_ACCESS_TOKEN_SECONDS may shorten it, for tests that watch
  * clients refresh); codes 60 seconds; consent requests 10 minutes (DESIGN §9).
  */
-export const accessTokenSeconds = () => Number(optionalEnv('OAUTH_ACCESS_TOKEN_SECONDS') ?? 15 * 60);
+export const ACCESS_TOKEN_MAX_SECONDS = 15 * 60;
+export const accessTokenSeconds = () =>
+  Math.min(
+    Number(optionalEnv('OAUTH_ACCESS_TOKEN_SECONDS') ?? ACCESS_TOKEN_MAX_SECONDS),
+    ACCESS_TOKEN_MAX_SECONDS,
+  );
 export const CODE_SECONDS = 60;
 export const CONSENT_REQUEST_SECONDS = 10 * 60;
 /** A refresh token unused this long expires (sliding), and so does its grant. */

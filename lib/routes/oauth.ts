@@ -89,7 +89,6 @@ export const oauthRoutes = {
     request: {},
     response: JsonWebKeySet,
     errors: [],
-    permissions: { table: 'read', oauthSigningKey: 'read' },
   },
   registerOAuthClient: {
     ...publicOAuth,

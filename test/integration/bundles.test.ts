@@ -37,7 +37,7 @@ const cdkEnvironment = (route: RouteDefinition) =>
 /** Where AWS names a secret to read, the harness passes its value under another name. */
 const LOCAL_TWINS: Record<string, string> = {
   INTERNAL_API_KEYS_SECRET_ID: 'INTERNAL_API_KEYS',
-  OAUTH_SIGNING_KEY_SECRET_ID: 'OAUTH_SIGNING_KEY',
+  OAUTH_SIGNING_KEY_SECRET_ID: 'OAUTH_SIGNING_KEY_FILE',
 };
 
 /** The variables a route's function gets in AWS, with their local twins. */
