@@ -23,6 +23,23 @@ export interface ConsoleIssuer {
   profile: 'cognito' | 'oidc';
 }
 
+/**
+ * A secret whose value someone other than CloudFormation writes: the service (the signing keys)
+ * or an operator (the internal API keys). The template holds no value for it, neither a literal
+ * nor a generator, so no later deployment can replace the live value; CloudFormation creates it
+ * empty, and readers treat "no value yet" as no keys (lib/config/secrets.ts).
+ */
+function secretWithoutValue(
+  scope: Construct,
+  id: string,
+  props: { description: string; removalPolicy: RemovalPolicy },
+): secretsmanager.Secret {
+  const secret = new secretsmanager.Secret(scope, id, props);
+  // CDK adds a default generator when given no value; an empty secret has neither.
+  (secret.node.defaultChild as secretsmanager.CfnSecret).addPropertyDeletionOverride('GenerateSecretString');
+  return secret;
+}
+
 /** Versions of replaced or deleted photos are kept this long (recovery from a bad write). */
 const OLD_PHOTO_VERSIONS_DAYS = 30;
 
@@ -85,14 +102,8 @@ export class StatefulStack extends Stack {
         'Photo reads and writes are made by our own functions and logged by them with the request id; S3 server access logs would duplicate that.',
     });
 
-    this.internalApiKeys = new secretsmanager.Secret(this, 'InternalApiKeys', {
+    this.internalApiKeys = secretWithoutValue(this, 'InternalApiKeys', {
       description: 'Keys accepted in x-internal-api-key: {"current": "...", "previous": "..."}',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({}),
-        generateStringKey: 'current',
-        excludePunctuation: true,
-        passwordLength: 48,
-      },
       removalPolicy,
     });
     Validations.of(this.internalApiKeys).acknowledge({
@@ -101,10 +112,9 @@ export class StatefulStack extends Stack {
         'Rotation is an operator step with two live keys (current, previous) so callers can switch without downtime; no rotation Lambda can update the media service.',
     });
 
-    this.oauthSigningKey = new secretsmanager.Secret(this, 'OAuthSigningKey', {
+    this.oauthSigningKey = secretWithoutValue(this, 'OAuthSigningKey', {
       description:
-        'Access-token signing key of the OAuth server: {"current": <private JWK>, "previous"?: <private JWK>}',
-      secretObjectValue: {},
+        'Access-token signing keys of the OAuth server: {"current": <private JWK>, "next"?: <private JWK>}',
       removalPolicy,
     });
     Validations.of(this.oauthSigningKey).acknowledge({

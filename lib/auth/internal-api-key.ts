@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Authenticator, InternalServicePrincipal } from '#lib/auth/principal.ts';
 import { optionalEnv } from '#lib/config/env.ts';
-import { secrets } from '#lib/config/secrets.ts';
+import { secretString } from '#lib/config/secrets.ts';
 import { UnauthorizedError } from '#lib/http/errors.ts';
 
 const CHALLENGE = 'ApiKey header="x-internal-api-key"';
@@ -44,8 +44,9 @@ let envKeys: string[] | undefined;
 /** In AWS the keys live in Secrets Manager (INTERNAL_API_KEYS_SECRET_ID); locally in INTERNAL_API_KEYS. */
 async function currentKeys(): Promise<string[]> {
   if (secretId) {
-    const secret = await secrets.get(secretId, { maxAge: SECRET_CACHE_SECONDS });
-    return typeof secret === 'string' ? parseKeyList(secret) : [];
+    // An operator writes the keys; until then no key is valid.
+    const secret = await secretString(secretId, { maxAge: SECRET_CACHE_SECONDS });
+    return secret === undefined ? [] : parseKeyList(secret);
   }
   return envKeys ?? [];
 }

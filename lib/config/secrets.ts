@@ -8,3 +8,21 @@ import { sdkClientOptions } from '#lib/config/timeouts.ts';
  */
 export const secretsManager = new SecretsManagerClient(sdkClientOptions('secretsManager'));
 export const secrets = new SecretsProvider({ awsSdkV3Client: secretsManager });
+
+/**
+ * A secret's current value as a string, or undefined while it has none: the secrets the service
+ * or an operator writes are created without a value (infra/stateful-stack.ts), and Secrets
+ * Manager answers ResourceNotFoundException for the AWSCURRENT version of such a secret.
+ */
+export async function secretString(
+  secretId: string,
+  options: { maxAge: number; forceFetch?: boolean },
+): Promise<string | undefined> {
+  try {
+    const value = await secrets.get(secretId, options);
+    return typeof value === 'string' ? value : undefined;
+  } catch (error) {
+    if ((error as { cause?: Error }).cause?.name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
+}

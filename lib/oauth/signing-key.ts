@@ -3,7 +3,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { PutSecretValueCommand, ResourceExistsException } from '@aws-sdk/client-secrets-manager';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { optionalEnv } from '#lib/config/env.ts';
-import { secrets, secretsManager } from '#lib/config/secrets.ts';
+import { secretString, secretsManager } from '#lib/config/secrets.ts';
 import { SIGNING_SECRET_CACHE_SECONDS, signingKid, withFirstKey } from '#lib/oauth/key-schedule.ts';
 import { generateSigningKeys, SIGNING_ALGORITHM } from '#lib/oauth/new-signing-key.ts';
 import { readPublishedKeys, updatePublishedKeys } from '#lib/oauth/published-keys.ts';
@@ -41,7 +41,8 @@ export async function readSigningKeys(fresh = false): Promise<Partial<SigningKey
   const secretId = optionalEnv('OAUTH_SIGNING_KEY_SECRET_ID');
   const file = optionalEnv('OAUTH_SIGNING_KEY_FILE');
   const raw = secretId
-    ? await secrets.get(secretId, { maxAge: SIGNING_SECRET_CACHE_SECONDS, forceFetch: fresh })
+    ? // The secret is created without a value: no keys until the first token bootstraps one.
+      ((await secretString(secretId, { maxAge: SIGNING_SECRET_CACHE_SECONDS, forceFetch: fresh })) ?? '')
     : file && readFileSync(file, 'utf8');
   if (typeof raw !== 'string') throw new Error('Set OAUTH_SIGNING_KEY_SECRET_ID or OAUTH_SIGNING_KEY_FILE');
   return raw.trim() === '' ? {} : (JSON.parse(raw) as Partial<SigningKeys>);
