@@ -47,6 +47,11 @@ export const AREA_GUIDES: { name: string; description: string }[] = [
     description:
       'Service to service: the media service reads photos, their bytes and usages, the industry gallery and memberships, and imports derived photos. Credential: the internal API key in `x-internal-api-key` (`internalApiKey`; `internal_api_key` locally). Two keys are valid at once during a rotation.',
   },
+  {
+    name: 'docs',
+    description:
+      'This document, at `/openapi.json` on both APIs (the console API and the assistant API). No credential.',
+  },
 ];
 
 const CREDENTIAL: Record<RouteDefinition['auth'], string> = {

@@ -9,8 +9,8 @@ import type * as core from 'zod/v4/core';
  * inner schemas, checks) — so a mini schema becomes its classic twin by building each node again
  * with the classic class of the same name (`ZodMiniEmail` → `ZodEmail`) from the same def, inner
  * schemas converted first. Checks are shared core objects and carry over as they are; the
- * metadata (ids, descriptions, examples) is copied from zod's global registry. Nothing here runs
- * in a Lambda: only the document generator imports it.
+ * metadata (ids, descriptions, examples) is copied from zod's global registry. Only the document
+ * generator imports it, so of all functions only the one serving `/openapi.json` bundles it.
  */
 
 type AnySchema = core.$ZodType;

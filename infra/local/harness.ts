@@ -230,14 +230,14 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     // Tells the CLIs (invoke, agent-key, …) where this running stack's emulators are.
     writeFileSync(runtimeFile, JSON.stringify({ baseUrl, env }, null, 2), { mode: 0o600 });
 
-    // The served document carries the demo ids as parameter examples, so "Try it out" just works.
-    const openApi = JSON.stringify(
+    // The docs page's document carries the demo ids as parameter examples, so "Try it out" just works.
+    const docsOpenApi = JSON.stringify(
       withParameterExamples(buildOpenApiDocument(routeTable, baseUrl), demoParameterExamples(seed)),
     );
     const jwks = JSON.stringify(issuer.jwks);
     site = {
       rootDir: options.rootDir,
-      openApi,
+      docsOpenApi,
       jwks,
       baseUrl,
       devConsole: { issuer, seed },

@@ -107,6 +107,9 @@ export function buildHttpApiEvent(
       headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
     }
   }
+  // API Gateway tells the function the scheme the caller used, whatever the caller sent (https
+  // there); the local stack is plain http.
+  headers['x-forwarded-proto'] = 'http';
 
   const queryStringParameters = parseQueryString(rawQueryString);
   const contentType = headers['content-type'] ?? '';

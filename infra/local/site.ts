@@ -18,7 +18,8 @@ import { gatewayError, type HttpResponse, invokeRoute } from './lambda-runner.ts
 /**
  * The local stack's front door: what API Gateway does in AWS (route matching, the body limits, the
  * console API's CORS answers, its own error bodies) and the pages the harness serves beside the
- * functions (docs, OpenAPI, the dev console, the dev issuer's keys). startHarness (harness.ts)
+ * functions (the docs page, the dev console, the dev issuer's keys). `/openapi.json` is a route
+ * like any other (lib/routes/docs.ts). startHarness (harness.ts)
  * builds a Site and hands every request to handle().
  */
 
@@ -32,7 +33,8 @@ export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
 
 export interface Site {
   rootDir: string;
-  openApi: string;
+  /** The docs page's document: the service's own, with the demo ids as parameter examples. */
+  docsOpenApi: string;
   jwks: string;
   baseUrl: string;
   devConsole: DevConsole;
@@ -42,6 +44,7 @@ export interface Site {
 
 const require = createRequire(import.meta.url);
 const swaggerUiDir = dirname(require.resolve('swagger-ui-dist/package.json'));
+const DOCS_OPENAPI_PATH = '/docs/openapi.json';
 const DOCS_ASSETS: Record<string, string> = {
   '/docs/swagger-ui.css': 'text/css',
   '/docs/swagger-ui-bundle.js': 'text/javascript',
@@ -73,7 +76,7 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   }
 
   if (method === 'GET') {
-    if (path === '/openapi.json') return json(site.openApi);
+    if (path === DOCS_OPENAPI_PATH) return json(site.docsOpenApi);
     if (path === `${ISSUER_PATH}/.well-known/jwks.json`) return json(site.jwks);
     if (path === `${ISSUER_PATH}/.well-known/openid-configuration`) {
       return json(
@@ -196,5 +199,5 @@ const DOCS_PAGE = `<!doctype html>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true, persistAuthorization: true, tryItOutEnabled: true, displayRequestDuration: true });</script>
+<script>window.ui = SwaggerUIBundle({ url: '${DOCS_OPENAPI_PATH}', dom_id: '#ui', deepLinking: true, persistAuthorization: true, tryItOutEnabled: true, displayRequestDuration: true });</script>
 </body></html>`;

@@ -11,13 +11,14 @@ import type { RouteDefinition } from '#lib/http/route.ts';
  * - 'assistant': the OAuth server, discovery, the tool server and the edits API, without API-level
  *   CORS (any-origin rows answer their own preflights). Its URL is the OAuth issuer, so every
  *   resource the issuer names (`<issuer>/mcp`, `<issuer>/api/v1/edits`) lives on it.
- * The edits API is on both: the console calls it on the console API, assistants on the issuer's.
+ * The edits API is on both: the console calls it on the console API, assistants on the issuer's;
+ * so is the OpenAPI document (area 'docs'), whose server URL is the API it was read from.
  */
 export type ApiSurface = 'console' | 'assistant';
 
 export function apiSurfaces(route: RouteDefinition): ApiSurface[] {
   if (route.cors === 'any-origin' || route.area === 'oauth' || route.area === 'mcp') return ['assistant'];
-  if (route.area === 'edits') return ['console', 'assistant'];
+  if (route.area === 'edits' || route.area === 'docs') return ['console', 'assistant'];
   return ['console'];
 }
 

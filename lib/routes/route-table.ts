@@ -3,6 +3,7 @@ import { adminRoutes } from '#lib/routes/admin.ts';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
 import { consentRoutes } from '#lib/routes/consent.ts';
+import { docsRoutes } from '#lib/routes/docs.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { mediaRoutes } from '#lib/routes/media.ts';
@@ -21,6 +22,7 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(oauthRoutes),
   ...Object.values(mcpRoutes),
   ...Object.values(mediaRoutes),
+  ...Object.values(docsRoutes),
 ];
 
 export function findRoute(operationId: string): RouteDefinition | undefined {

@@ -34,6 +34,7 @@ export {
   int,
   iso,
   literal,
+  looseObject,
   lte,
   maxLength,
   minLength,

@@ -51,16 +51,41 @@ describe('local harness', () => {
     );
   });
 
-  it('serves the OpenAPI document, the docs page and the dev issuer JWKS', async () => {
+  it('serves the OpenAPI document through its route, naming the origin it was read from', async () => {
     const openApi = await api('GET', '/openapi.json');
     expect(openApi.status).toBe(200);
     expect(openApi.body.openapi).toBe('3.1.0');
     expect(openApi.body.servers).toEqual([{ url: harness.baseUrl }]);
+    // A function answered (the harness adds its DynamoDB counts to functions' answers only), and
+    // the document describes its own route.
+    expect(openApi.headers.get('x-local-dynamodb-calls')).toBe('0');
+    expect(openApi.body.paths['/openapi.json'].get.operationId).toBe('getOpenApiDocument');
+    // Reached under another name (as the two APIs are in AWS), it names that one.
+    const servers = await new Promise<unknown>((resolve, reject) => {
+      httpRequest(
+        `${harness.baseUrl}/openapi.json`,
+        { headers: { host: 'api.example.test:8443' } },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve(JSON.parse(text).servers));
+        },
+      )
+        .on('error', reject)
+        .end();
+    });
+    expect(servers).toEqual([{ url: 'http://api.example.test:8443' }]);
+  });
 
+  it('serves the docs page, its document with the demo ids, and the dev issuer JWKS', async () => {
     const docs = await fetch(`${harness.baseUrl}/docs`);
     expect(docs.headers.get('content-type')).toContain('text/html');
     const page = await docs.text();
-    expect(page).toContain('/openapi.json');
+    expect(page).toContain("url: '/docs/openapi.json'");
+    const openApi = await api('GET', '/docs/openapi.json');
+    expect(openApi.body.servers).toEqual([{ url: harness.baseUrl }]);
     expect(page).toContain('persistAuthorization: true');
     expect(page).toContain('deepLinking: true');
     // "Try it out" comes filled in with the first demo business and its records.

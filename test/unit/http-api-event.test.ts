@@ -83,7 +83,7 @@ describe('buildHttpApiEvent (payload format 2.0)', () => {
     const event = buildHttpApiEvent(
       request({
         url: '/api/v1/things/abc?a=1&b=x%20y&a=2',
-        rawHeaders: ['Host', 'h', 'X-Multi', '1', 'x-multi', '2'],
+        rawHeaders: ['Host', 'h', 'X-Multi', '1', 'x-multi', '2', 'X-Forwarded-Proto', 'https'],
       }),
       match(),
       new Date('2026-11-22T07:44:44.123Z'),
@@ -96,7 +96,7 @@ describe('buildHttpApiEvent (payload format 2.0)', () => {
       rawQueryString: 'a=1&b=x%20y&a=2',
       queryStringParameters: { a: '1,2', b: 'x y' },
       pathParameters: { thing_id: 'abc' },
-      headers: { host: 'h', 'x-multi': '1,2' },
+      headers: { host: 'h', 'x-multi': '1,2', 'x-forwarded-proto': 'http' },
       isBase64Encoded: false,
       requestContext: {
         stage: '$default',

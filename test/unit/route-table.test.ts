@@ -28,14 +28,16 @@ describe('route table', () => {
     for (const route of routeTable) expect(route.handler.startsWith(`functions/${route.area}/`)).toBe(true);
   });
 
-  it('has unique operation ids and unique method + path pairs under /api/v1/ (OAuth: its own paths)', () => {
+  it('has unique operation ids and unique method + path pairs under /api/v1/ (OAuth, MCP, docs: their own paths)', () => {
     const ids = routeTable.map((route) => route.operationId);
     const keys = routeTable.map((route) => `${route.method} ${route.path}`);
 
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(keys).size).toBe(keys.length);
     for (const route of routeTable) {
-      const prefix = { oauth: /^\/(\.well-known|oauth)\//, mcp: /^\/mcp$/ }[route.area] ?? /^\/api\/v1\//;
+      const prefix =
+        { oauth: /^\/(\.well-known|oauth)\//, mcp: /^\/mcp$/, docs: /^\/openapi\.json$/ }[route.area] ??
+        /^\/api\/v1\//;
       expect(route.path).toMatch(prefix);
     }
   });
