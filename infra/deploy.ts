@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { App } from 'aws-cdk-lib';
 import { accountFindings } from './deploy-preflight.ts';
@@ -81,9 +82,11 @@ const region = await lambda.config
   .catch(() =>
     fail('no AWS region: set AWS_REGION (or a region in your AWS profile), then npm run deploy again'),
   );
-const findings = await accountFindings({ lambda, ssm: new SSMClient({}) }, context, region).catch(
-  (error: Error) => fail(`could not check the account: ${error.message}`),
-);
+const findings = await accountFindings(
+  { lambda, ssm: new SSMClient({}), ses: new SESv2Client({}) },
+  context,
+  region,
+).catch((error: Error) => fail(`could not check the account: ${error.message}`));
 for (const warning of findings.warnings) console.log(`warning: ${warning}`);
 if (findings.refusals.length > 0) fail(findings.refusals.join('; '));
 

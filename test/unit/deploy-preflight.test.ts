@@ -1,4 +1,5 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { NotFoundException, SESv2Client } from '@aws-sdk/client-sesv2';
 import { ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { accountFindings, CDK_BOOTSTRAP_PARAMETER } from '../../infra/deploy-preflight.ts';
@@ -9,7 +10,7 @@ import { newApp } from '../support/cdk-app.ts';
  * No emulator here serves Lambda's GetAccountSettings or SSM, so AWS's documented answers are
  * injected with an SDK middleware that stands in for the network ("answered as AWS would").
  */
-function answeredAsAwsWould<C extends LambdaClient | SSMClient>(
+function answeredAsAwsWould<C extends LambdaClient | SSMClient | SESv2Client>(
   client: C,
   answer: (command: string, input: Record<string, unknown>) => unknown,
 ): C {
@@ -26,18 +27,34 @@ function answeredAsAwsWould<C extends LambdaClient | SSMClient>(
   return client;
 }
 
-const clients = (options: { bootstrapped: boolean; concurrency: number }) => ({
+interface Account {
+  bootstrapped: boolean;
+  concurrency: number;
+  /** The SES identity: missing, or its verification state. */
+  identity?: 'missing' | 'pending' | 'verified';
+  sesProductionAccess?: boolean;
+}
+
+const clients = ({
+  bootstrapped,
+  concurrency,
+  identity = 'verified',
+  sesProductionAccess = true,
+}: Account) => ({
   lambda: answeredAsAwsWould(new LambdaClient({ region: 'eu-west-1' }), () => ({
-    AccountLimit: {
-      ConcurrentExecutions: options.concurrency,
-      UnreservedConcurrentExecutions: options.concurrency,
-    },
+    AccountLimit: { ConcurrentExecutions: concurrency, UnreservedConcurrentExecutions: concurrency },
   })),
   ssm: answeredAsAwsWould(new SSMClient({ region: 'eu-west-1' }), (_command, input) => {
     expect(input.Name).toBe(CDK_BOOTSTRAP_PARAMETER);
-    return options.bootstrapped
+    return bootstrapped
       ? { Parameter: { Name: CDK_BOOTSTRAP_PARAMETER, Value: '30' } }
       : new ParameterNotFound({ message: 'not found', $metadata: {} });
+  }),
+  ses: answeredAsAwsWould(new SESv2Client({ region: 'eu-west-1' }), (command) => {
+    if (command === 'GetAccountCommand') return { ProductionAccessEnabled: sesProductionAccess };
+    if (identity === 'missing')
+      return new NotFoundException({ message: 'Email identity does not exist.', $metadata: {} });
+    return { IdentityType: 'DOMAIN', VerifiedForSendingStatus: identity === 'verified' };
   }),
 });
 
@@ -62,6 +79,54 @@ describe('deploy preflight, against the account', () => {
     expect(refusals).toEqual([]);
     expect(warnings).toEqual([
       expect.stringMatching(/at most 10 Lambda functions at once, below the 200 concurrent requests/),
+    ]);
+  });
+
+  it('refuses Cognito mail through SES before the identity is verified, or while SES is in the sandbox', async () => {
+    const sesMail = readServiceContext(
+      newApp({
+        cognitoEmail: 'ses',
+        sesSender: 'no-reply@mail.customer.test',
+        sesIdentity: 'mail.customer.test',
+      }),
+    );
+    const pending = await accountFindings(
+      clients({ bootstrapped: true, concurrency: 1000, identity: 'pending' }),
+      sesMail,
+      'eu-west-1',
+    );
+    expect(pending.refusals).toEqual([
+      expect.stringMatching(/identity mail.customer.test is not verified yet/),
+    ]);
+
+    const sandboxed = await accountFindings(
+      clients({ bootstrapped: true, concurrency: 1000, sesProductionAccess: false }),
+      sesMail,
+      'eu-west-1',
+    );
+    expect(sandboxed.refusals).toEqual([expect.stringMatching(/SES is still in the sandbox/)]);
+
+    // With Cognito's own sender, neither matters to the user pool.
+    const cognitoMail = await accountFindings(
+      clients({ bootstrapped: true, concurrency: 1000, identity: 'missing', sesProductionAccess: false }),
+      context,
+      'eu-west-1',
+    );
+    expect(cognitoMail).toEqual({ refusals: [], warnings: [] });
+  });
+
+  it('warns when an imported SES identity is not there, since invites would fail', async () => {
+    const imported = readServiceContext(
+      newApp({ sesIdentityMode: 'import', sesIdentity: 'mail.customer.test' }),
+    );
+    const { refusals, warnings } = await accountFindings(
+      clients({ bootstrapped: true, concurrency: 1000, identity: 'missing' }),
+      imported,
+      'eu-west-1',
+    );
+    expect(refusals).toEqual([]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/identity mail.customer.test is not in this account and region/),
     ]);
   });
 
