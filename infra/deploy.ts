@@ -5,7 +5,7 @@
  * Settings given as `-c key=value` are refused: CDK would not remember them, and the next deploy
  * without them would undo what they made.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +18,7 @@ import { App } from 'aws-cdk-lib';
 import { accountFindings } from './deploy-preflight.ts';
 import { ROOT_DIR } from './local/paths.ts';
 import { ContextError, readServiceContext, type ServiceContext } from './service-context.ts';
-import { readStageSettings, STAGE_NAME, stageSettingsFile } from './stage-settings.ts';
+import { readStageSettings, STAGE_NAME, type StageSettingKey, stageSettingsFile } from './stage-settings.ts';
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`);
@@ -59,13 +59,30 @@ try {
   throw error;
 }
 
+// The settings file's keys behind each effective setting, where their names differ.
+const SETTINGS_BEHIND: Partial<Record<keyof ServiceContext, readonly StageSettingKey[]>> = {
+  throttle: ['throttleRate', 'throttleBurst'],
+  oauthThrottle: ['oauthThrottleRate', 'oauthThrottleBurst'],
+  externalIssuer: ['issuer', 'issuerAudience'],
+};
 const stored = readStageSettings(stage);
 console.log(`Stage ${stage}: settings from ${relative(ROOT_DIR, file)}, defaults for the rest`);
-for (const [key, value] of Object.entries(context)) {
+for (const [key, value] of Object.entries(context) as [keyof ServiceContext, unknown][]) {
   if (key === 'stage') continue;
   const shown =
     typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '(unset)');
-  console.log(`  ${key.padEnd(22)} ${shown}${key in stored ? '' : '   (default)'}`);
+  const fromFile = (SETTINGS_BEHIND[key] ?? [key as StageSettingKey]).some((setting) => setting in stored);
+  console.log(`  ${key.padEnd(22)} ${shown}${fromFile ? '' : '   (default)'}`);
+}
+// The file is what the next deploy repeats: one that differs from what is committed is not yet.
+const uncommitted = spawnSync('git', ['status', '--porcelain', '--', file], {
+  cwd: ROOT_DIR,
+  encoding: 'utf8',
+});
+if (uncommitted.status === 0 && uncommitted.stdout.trim() !== '') {
+  console.log(
+    `warning: ${relative(ROOT_DIR, file)} has changes that are not committed: commit it, so that the next deploy, from any clone, repeats this one`,
+  );
 }
 
 const lambda = new LambdaClient({});

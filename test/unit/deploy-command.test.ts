@@ -1,0 +1,49 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+
+/** `npm run deploy` up to the point where it would need AWS: no credentials reach it here. */
+function deploy(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/deploy.ts', ...args], {
+    cwd: ROOT_DIR,
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      HOME: '/nonexistent',
+      AWS_CONFIG_FILE: '/nonexistent',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    },
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr.trim().split('\n') };
+}
+
+describe('npm run deploy', () => {
+  it('prints the effective settings of the stage, marking the defaults, before it needs AWS', () => {
+    const { status, stdout, stderr } = deploy('--stage', 'dev');
+
+    expect(stdout).toContain('Stage dev: settings from stages/dev.json, defaults for the rest');
+    expect(stdout).toMatch(/^ {2}consoleUrl +https:\/\/console\.example\.com$/m);
+    expect(stdout).toMatch(/^ {2}cognitoTier +essentials +\(default\)$/m);
+    expect(status).toBe(1);
+    expect(stderr).toEqual([expect.stringMatching(/^error: no AWS credentials found/)]);
+  }, 60_000);
+
+  it('refuses settings on the command line, which CDK would not remember', () => {
+    const { status, stderr } = deploy('-c', 'alarmEmail=oncall@example.com');
+    expect(status).toBe(1);
+    expect(stderr).toEqual([
+      'error: put settings in stages/dev.json instead of -c (CDK does not keep command-line context, so the next deploy would undo them)',
+    ]);
+  }, 60_000);
+
+  it('refuses a stage without a settings file, and a stage name that is not one', () => {
+    expect(deploy('--stage', 'prod').stderr).toEqual([
+      'error: no settings for stage prod: create stages/prod.json (docs/deploy.md lists every setting)',
+    ]);
+    expect(deploy('--stage', '../etc').stderr).toEqual([
+      'error: --stage "../etc" must be a stage name such as prod',
+    ]);
+  }, 60_000);
+});
