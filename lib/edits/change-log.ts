@@ -26,7 +26,7 @@ export async function readChangeLog(
 async function listChangeLog(businessId: string, page: { limit: number; cursor?: string | undefined }) {
   const { pk } = keys.business(businessId);
   const binding = ['change-log', businessId];
-  const start = decodeCursor(
+  const start = await decodeCursor(
     page.cursor,
     binding,
     z.strictObject({ pk: keyValue(pk), sk: keyPart(HISTORY_PREFIX) }),
@@ -42,5 +42,5 @@ async function listChangeLog(businessId: string, page: { limit: number; cursor?:
     }),
   );
   const entries = (result.Items ?? []).map(({ pk: _pk, sk: _sk, ...entry }) => entry);
-  return { entries, nextCursor: encodeCursor(binding, result.LastEvaluatedKey) };
+  return { entries, nextCursor: await encodeCursor(binding, result.LastEvaluatedKey) };
 }

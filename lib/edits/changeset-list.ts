@@ -17,7 +17,7 @@ export async function listChangesets(
 ) {
   const order = keys.changesetOrder(businessId, '', '');
   const binding = ['changesets', businessId, page.status ?? null];
-  const start = decodeCursor(
+  const start = await decodeCursor(
     page.cursor,
     binding,
     z.strictObject({
@@ -43,6 +43,6 @@ export async function listChangesets(
   );
   return {
     changesets: (result.Items ?? []).map((item) => headerView(item as unknown as Header)),
-    nextCursor: encodeCursor(binding, result.LastEvaluatedKey),
+    nextCursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }

@@ -20,7 +20,7 @@ export async function listRecords(
   const { gsi1pk } = keys.recordOrder(businessId, entity, null, '', '');
   const record = keys.record(businessId, entity, '');
   const binding = ['records', businessId, entity];
-  const startKey = decodeCursor(
+  const startKey = await decodeCursor(
     page.cursor,
     binding,
     z.strictObject({
@@ -42,6 +42,6 @@ export async function listRecords(
   );
   return {
     records: (result.Items ?? []).map((item) => recordView(item as StoredItem)),
-    nextCursor: encodeCursor(binding, result.LastEvaluatedKey),
+    nextCursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
