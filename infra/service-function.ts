@@ -1,4 +1,4 @@
-import { SecretValue, Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
@@ -22,7 +22,7 @@ const TABLE_WRITE_ACTIONS = [
 ];
 
 /** Routes that hand out list cursors (their query takes one, or the tool server's change-log tool). */
-const signsCursors = (route: RouteDefinition): boolean =>
+export const signsCursors = (route: RouteDefinition): boolean =>
   route.request.query?.shape.cursor !== undefined || route.auth === 'mcp';
 
 /** The route's timeout, refused at synth when it would outlive API Gateway's 30 s. */
@@ -93,10 +93,7 @@ export function functionEnvironment(
   if (readsInternalApiKeys(route)) {
     environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
   }
-  // A dynamic reference, resolved by CloudFormation at deploy time: no Secrets Manager call per cold start.
-  if (signsCursors(route)) {
-    environment.CURSOR_SECRET = SecretValue.secretsManager(refs.cursorSecretArn).unsafeUnwrap();
-  }
+  if (signsCursors(route)) environment.CURSOR_SECRET_ID = refs.cursorSecretArn;
   if (route.permissions.photos) environment.PHOTOS_BUCKET = refs.photosBucketName;
   if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
     environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
@@ -173,6 +170,11 @@ export class ServiceFunction extends Construct {
     if (readsInternalApiKeys(route)) {
       role.addToPolicy(
         new iam.PolicyStatement({ actions: secretActions(false), resources: [refs.internalApiKeysArn] }),
+      );
+    }
+    if (signsCursors(route)) {
+      role.addToPolicy(
+        new iam.PolicyStatement({ actions: secretActions(false), resources: [refs.cursorSecretArn] }),
       );
     }
     if (route.permissions.oauthSigningKey) {

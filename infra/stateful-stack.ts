@@ -54,7 +54,7 @@ export class StatefulStack extends Stack {
   readonly internalApiKeys: secretsmanager.Secret;
   /** ES256 key of the OAuth server; created empty, filled by the token endpoint on first use. */
   readonly oauthSigningKey: secretsmanager.Secret;
-  /** The HMAC key of list cursors (lib/db/cursor.ts), given to the functions that page as CURSOR_SECRET. */
+  /** The HMAC keys of list cursors (lib/db/cursor-keys.ts), read by the functions that page. */
   readonly cursorSecret: secretsmanager.Secret;
   readonly consoleIssuer: ConsoleIssuer;
   readonly userPool: cognito.UserPool | undefined;
@@ -124,14 +124,19 @@ export class StatefulStack extends Stack {
     });
 
     this.cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
-      description: 'HMAC key that makes list cursors tamper-proof (a random string)',
-      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+      description: 'HMAC keys that make list cursors tamper-proof: {"current": "...", "previous": "..."}',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({}),
+        generateStringKey: 'current',
+        excludePunctuation: true,
+        passwordLength: 48,
+      },
       removalPolicy,
     });
     Validations.of(this.cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'A new cursor key only invalidates cursors in flight (clients restart the listing on the 422); an operator rotates it with a redeploy, no rotation Lambda is needed.',
+        'Rotation is an operator step with two live keys (current signs, previous is still accepted) so cursors in flight keep working; no rotation Lambda is needed.',
     });
 
     new ServiceMail(this, 'Mail', context);

@@ -1,5 +1,5 @@
 import { editsAuth } from '#lib/auth/assistant-token.ts';
-import { readChangeLog } from '#lib/edits/reads.ts';
+import { readChangeLog } from '#lib/edits/change-log.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 

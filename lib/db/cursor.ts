@@ -1,43 +1,40 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { requiredEnv } from '#lib/config/env.ts';
+import { cursorKeys } from '#lib/db/cursor-keys.ts';
 import { ValidationError } from '#lib/http/errors.ts';
 import type * as zt from '#lib/validation/zod.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * List cursors (DESIGN §2, §4): opaque to callers, tamper-proof, and bound to the query that gave
- * them out. A cursor is `<payload>.<mac>`: the payload is base64url JSON of DynamoDB's last
- * evaluated key; the mac is HMAC-SHA256 (first 16 bytes) keyed with CURSOR_SECRET over the query's
- * binding (list kind, tenant, filters) and the payload. A cursor that was not issued for this very
- * query — forged, altered, from another business or filter — fails the mac and is a 422; a key
- * that passes is still checked against the list's own key shape before DynamoDB sees it.
+ * List cursors: opaque to callers, tamper-proof, and bound to the query that gave them out. A
+ * cursor is `<payload>.<mac>`: the payload is base64url JSON of DynamoDB's last evaluated key; the
+ * mac is HMAC-SHA256 (first 16 bytes) over the query's binding (list kind, tenant, filters) and
+ * the payload, keyed with the current cursor key (lib/db/cursor-keys.ts) and checked against every
+ * key still listed, so a rotation does not break cursors in flight. A cursor that was not issued
+ * for this very query — forged, altered, from another business or filter — fails the mac and is a
+ * 422; a key that passes is still checked against the list's own key shape before DynamoDB sees it.
+ * Both functions are async because the keys may have to be read first; neither reads them when
+ * there is nothing to sign or check.
  */
 export type CursorBinding = readonly (string | number | boolean | null)[];
 
 const MAC_BYTES = 16;
 const INVALID_MESSAGE = 'Not a cursor this list gave out for this query';
 
-let secret: Buffer | undefined;
-/** CURSOR_SECRET, read once per container (Secrets Manager via CDK in AWS, `.local/` locally). */
-function cursorSecret(): Buffer {
-  secret ??= Buffer.from(requiredEnv('CURSOR_SECRET'), 'utf8');
-  return secret;
-}
-
-const macOf = (binding: CursorBinding, payload: string): Buffer =>
-  createHmac('sha256', cursorSecret())
+const macOf = (key: Buffer, binding: CursorBinding, payload: string): Buffer =>
+  createHmac('sha256', key)
     .update(`${JSON.stringify(binding)}\n${payload}`)
     .digest()
     .subarray(0, MAC_BYTES);
 
 /** The cursor of the next page, or null when DynamoDB says this was the last one. */
-export function encodeCursor(
+export async function encodeCursor(
   binding: CursorBinding,
   lastKey: Record<string, unknown> | undefined,
-): string | null {
+): Promise<string | null> {
   if (!lastKey) return null;
+  const { signing } = await cursorKeys();
   const payload = Buffer.from(JSON.stringify(lastKey)).toString('base64url');
-  return `${payload}.${macOf(binding, payload).toString('base64url')}`;
+  return `${payload}.${macOf(signing, binding, payload).toString('base64url')}`;
 }
 
 const invalidCursor = () =>
@@ -48,16 +45,18 @@ const invalidCursor = () =>
  * give out is a 422; `keyShape` is the list's key (strict, every attribute a non-empty string
  * inside this tenant's partitions; see `keyPart`).
  */
-export function decodeCursor<K extends Record<string, string>>(
+export async function decodeCursor<K extends Record<string, string>>(
   cursor: string | undefined,
   binding: CursorBinding,
   keyShape: zt.ZodType<K>,
-): K | undefined {
+): Promise<K | undefined> {
   if (cursor === undefined) return undefined;
   const [payload, mac, ...rest] = cursor.split('.');
   if (!payload || !mac || rest.length > 0) throw invalidCursor();
   const given = Buffer.from(mac, 'base64url');
-  if (given.length !== MAC_BYTES || !timingSafeEqual(given, macOf(binding, payload))) throw invalidCursor();
+  if (given.length !== MAC_BYTES) throw invalidCursor();
+  const { accepted } = await cursorKeys();
+  if (!accepted.some((key) => timingSafeEqual(given, macOf(key, binding, payload)))) throw invalidCursor();
   let key: unknown;
   try {
     key = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

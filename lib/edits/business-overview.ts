@@ -3,13 +3,11 @@ import type { BusinessAccess } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
-import { COUNT_PREFIX, HISTORY_PREFIX, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
+import { COUNT_PREFIX, keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { agentEntities, ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
 import type { RecordFields } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
-import * as z from '#lib/validation/zod.ts';
 
 /** The businesses the caller holds (owner or editor), with the role and the business's name. */
 export async function listClaims(user: EditsPrincipal) {
@@ -89,29 +87,3 @@ export async function buildSnapshot(businessId: string) {
 
 const positionOf = (record: RecordFields) =>
   typeof record.position === 'number' ? record.position : Number.POSITIVE_INFINITY;
-
-/** The Change History, newest first, a page at a time. */
-export async function listChangeLog(
-  businessId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
-  const { pk } = keys.business(businessId);
-  const binding = ['change-log', businessId];
-  const start = decodeCursor(
-    page.cursor,
-    binding,
-    z.strictObject({ pk: keyValue(pk), sk: keyPart(HISTORY_PREFIX) }),
-  );
-  const result = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
-      ExpressionAttributeValues: { ':pk': pk, ':history': HISTORY_PREFIX },
-      ScanIndexForward: false,
-      Limit: page.limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  const entries = (result.Items ?? []).map(({ pk: _pk, sk: _sk, ...entry }) => entry);
-  return { entries, nextCursor: encodeCursor(binding, result.LastEvaluatedKey) };
-}

@@ -1,13 +1,14 @@
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
-import { buildSnapshot, businessSummary, listChangeLog } from '#lib/edits/business-overview.ts';
+import { buildSnapshot, businessSummary } from '#lib/edits/business-overview.ts';
 import { useSessionAlongside } from '#lib/edits/sessions.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { getRecord } from '#lib/records/record-reads.ts';
 
 /**
  * The edits API's reads, each with its access rule, as one function: the HTTP handlers and the
- * assistant tool server call these, so no rule is written twice.
+ * assistant tool server call these, so no rule is written twice. The Change History's pages are
+ * in change-log.ts: they sign cursors, and only functions that page read the cursor keys.
  */
 
 /** Everything the session's business has (the session must be the caller's and open). */
@@ -31,14 +32,4 @@ export async function readRecord(
 /** Name, role and record counts of a business the caller holds. */
 export async function readBusiness(principal: EditsPrincipal, businessId: string) {
   return businessSummary(await assertHoldsBusiness(principal, businessId));
-}
-
-/** A page of the Change History of a business the caller holds, newest first. */
-export async function readChangeLog(
-  principal: EditsPrincipal,
-  businessId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
-  await assertHoldsBusiness(principal, businessId);
-  return listChangeLog(businessId, page);
 }

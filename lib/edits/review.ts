@@ -1,13 +1,11 @@
-/** Reviewing changesets before they are applied: reading, ticking items, discarding, listing. */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+/** Reviewing changesets before they are applied: reading, ticking items, discarding. */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
-import { type Header, headerView, loadOwn, moveStatus, view } from '#lib/edits/changeset-store.ts';
+import { loadOwn, moveStatus, view } from '#lib/edits/changeset-store.ts';
 import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
-import * as z from '#lib/validation/zod.ts';
 
 /** A changeset and its items; only the opener of its session may see it (404 otherwise). */
 export async function readChangeset(user: EditsPrincipal, changesetId: string) {
@@ -61,41 +59,4 @@ export async function discardChangeset(user: EditsPrincipal, changesetId: string
   const now = new Date().toISOString();
   await moveStatus(changesetId, ['staged'], 'discarded', { discarded_at: now });
   return view({ ...header, status: 'discarded', discarded_at: now }, items);
-}
-
-/** A business's changesets, newest first, optionally of one status. */
-export async function listChangesets(
-  businessId: string,
-  page: { limit: number; cursor?: string | undefined; status?: string | undefined },
-) {
-  const order = keys.changesetOrder(businessId, '', '');
-  const binding = ['changesets', businessId, page.status ?? null];
-  const start = decodeCursor(
-    page.cursor,
-    binding,
-    z.strictObject({
-      pk: keyPart('CHANGESET#'),
-      sk: keyValue('CHANGESET'),
-      gsi1pk: keyValue(order.gsi1pk),
-      gsi1sk: keyPart(''),
-    }),
-  );
-  const result = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ScanIndexForward: false,
-      Limit: page.limit,
-      ...(page.status
-        ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
-        : {}),
-      ExpressionAttributeValues: { ':pk': order.gsi1pk, ...(page.status ? { ':status': page.status } : {}) },
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return {
-    changesets: (result.Items ?? []).map((item) => headerView(item as unknown as Header)),
-    nextCursor: encodeCursor(binding, result.LastEvaluatedKey),
-  };
 }

@@ -30,7 +30,7 @@ export async function listGallery(query: {
 }) {
   const { gsi1pk } = keys.galleryListing('', '');
   const binding = ['gallery', query.industryId ?? null];
-  const start = decodeCursor(
+  const start = await decodeCursor(
     query.cursor,
     binding,
     z.strictObject({
@@ -57,7 +57,7 @@ export async function listGallery(query: {
   );
   return {
     items: (result.Items ?? []).map((item) => galleryView(withoutKeys(item) as unknown as GalleryPhoto)),
-    next_cursor: encodeCursor(binding, result.LastEvaluatedKey),
+    next_cursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 

@@ -51,7 +51,7 @@ export async function findPhoto(photoId: string): Promise<PhotoItem> {
 export async function listMediaBusinesses(page: { limit: number; cursor?: string | undefined }) {
   const { gsi1pk } = keys.mediaBusiness('');
   const binding = ['media-businesses'];
-  const start = decodeCursor(
+  const start = await decodeCursor(
     page.cursor,
     binding,
     z.strictObject({
@@ -76,7 +76,7 @@ export async function listMediaBusinesses(page: { limit: number; cursor?: string
       business_id: String(item.business_id),
       live_photo_count: Number(item.live_photos),
     })),
-    next_cursor: encodeCursor(binding, result.LastEvaluatedKey),
+    next_cursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 
@@ -96,7 +96,7 @@ export async function listPhotos(query: {
   const after = query.updatedAfter ? new Date(query.updatedAfter).toISOString() : undefined;
   const binding = ['photos', query.businessId, query.includeDeleted, after ?? null];
   const { pk } = keys.photo(query.businessId, '');
-  const start = decodeCursor(
+  const start = await decodeCursor(
     query.cursor,
     binding,
     z.strictObject({
@@ -120,7 +120,7 @@ export async function listPhotos(query: {
   );
   return {
     items: (result.Items ?? []).map((item) => photoView(storedPhoto(item))),
-    next_cursor: encodeCursor(binding, result.LastEvaluatedKey),
+    next_cursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
 

@@ -3,7 +3,7 @@ import type { AgentPrincipal } from '#lib/auth/principal.ts';
 import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { getRecord, listMembers, listRecords } from '#lib/records/record-reads.ts';
+import { getRecord, listMembers } from '#lib/records/record-reads.ts';
 import type { Actor, RecordFields, RecordView } from '#lib/records/record-types.ts';
 import {
   createRecord,
@@ -17,7 +17,7 @@ import {
  * The agent API's side of the records domain: check the agent key's business and scope, call the
  * store, and shape the answer (ETag = the record's version). Handlers are one call into here.
  */
-interface AgentInput {
+export interface AgentInput {
   params: unknown;
   query?: unknown;
   body?: unknown;
@@ -43,14 +43,6 @@ const withEtag = (record: RecordView): HandlerOutput => ({
   data: record,
   headers: { etag: `"${record.version}"` },
 });
-
-export async function listAgentRecords(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
-  const { businessId } = target(entity, input);
-  assertAgentMayAccess(input.principal, businessId, 'read');
-  const { limit, cursor } = input.query as { limit: number; cursor?: string };
-  const page = await listRecords(entity, businessId, { limit, cursor });
-  return { data: page.records, meta: { next_cursor: page.nextCursor } };
-}
 
 export async function createAgentRecord(entity: EntityName, input: AgentInput): Promise<HandlerOutput> {
   const { businessId } = target(entity, input);

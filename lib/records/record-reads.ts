@@ -1,17 +1,16 @@
 /**
- * Reading records, always consistently: the public reads (one, a page, a member list, a batch) and the
- * read a write plans from (the record, and for a location the primary pointer with it).
+ * Reading records, always consistently: the public reads (one, a member list, a batch) and the
+ * read a write plans from (the record, and for a location the primary pointer with it). A page of
+ * records is in record-list.ts: it signs cursors, and only functions that page read their keys.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import type { RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
-import * as z from '#lib/validation/zod.ts';
 
 export async function getRecord(
   entity: EntityName,
@@ -19,40 +18,6 @@ export async function getRecord(
   recordId: string,
 ): Promise<RecordView> {
   return recordView(await readExisting(entity, businessId, recordId));
-}
-
-export async function listRecords(
-  entity: EntityName,
-  businessId: string,
-  page: { limit: number; cursor?: string | undefined },
-): Promise<{ records: RecordView[]; nextCursor: string | null }> {
-  const { gsi1pk } = keys.recordOrder(businessId, entity, null, '', '');
-  const record = keys.record(businessId, entity, '');
-  const binding = ['records', businessId, entity];
-  const startKey = decodeCursor(
-    page.cursor,
-    binding,
-    z.strictObject({
-      pk: keyValue(record.pk),
-      sk: keyPart(record.sk),
-      gsi1pk: keyValue(gsi1pk),
-      gsi1sk: keyPart(''),
-    }),
-  );
-  const result = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :partition',
-      ExpressionAttributeValues: { ':partition': gsi1pk },
-      Limit: page.limit,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }),
-  );
-  return {
-    records: (result.Items ?? []).map((item) => recordView(item as StoredItem)),
-    nextCursor: encodeCursor(binding, result.LastEvaluatedKey),
-  };
 }
 
 /** The members of a package or service item, in the order of its member list. */

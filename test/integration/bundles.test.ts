@@ -38,6 +38,7 @@ const cdkEnvironment = (route: RouteDefinition) =>
 const LOCAL_TWINS: Record<string, string> = {
   INTERNAL_API_KEYS_SECRET_ID: 'INTERNAL_API_KEYS',
   OAUTH_SIGNING_KEY_SECRET_ID: 'OAUTH_SIGNING_KEY_FILE',
+  CURSOR_SECRET_ID: 'CURSOR_SECRET',
 };
 
 /** The variables a route's function gets in AWS, with their local twins. */
@@ -65,6 +66,7 @@ function grantedClients(route: RouteDefinition): string[] {
     SES_SENDER: 'client-ses',
     INTERNAL_API_KEYS_SECRET_ID: 'client-secrets-manager',
     OAUTH_SIGNING_KEY_SECRET_ID: 'client-secrets-manager',
+    CURSOR_SECRET_ID: 'client-secrets-manager',
   };
   return ['client-dynamodb', ...given.flatMap((name) => clientFor[name] ?? [])];
 }

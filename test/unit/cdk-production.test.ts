@@ -3,8 +3,10 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { CONSOLE_CORS } from '#lib/http/cors.ts';
+import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
+import { signsCursors } from '../../infra/service-function.ts';
 import { type Json, type Resources, synthesize } from '../support/cdk-app.ts';
 
 /** What a first deployment into a customer account needs, read from the templates. */
@@ -21,6 +23,37 @@ const sesStatements = (resources: Resources): Json[] =>
 /** What follows the account in each ARN of a statement's Resource (built with Fn::Join). */
 const arnTails = (resource: Json): string[] =>
   [resource].flat().map((arn: Json) => String(arn['Fn::Join'][1].at(-1)));
+
+/**
+ * No secret in any function's environment, where `lambda:GetFunctionConfiguration` would show it:
+ * neither a dynamic reference CloudFormation resolves into the value, nor the cursor key itself.
+ */
+function expectNoSecretInEnvironments(resources: Resources) {
+  const functions = ofType(resources, 'AWS::Lambda::Function');
+  expect(functions.length).toBeGreaterThan(routeTable.length);
+  for (const [id, fn] of functions) {
+    const variables = fn.Properties?.Environment?.Variables ?? {};
+    expect(JSON.stringify(variables), id).not.toContain('{{resolve:secretsmanager');
+    expect(Object.keys(variables), id).not.toContain('CURSOR_SECRET');
+  }
+}
+
+/** The Lambda function of one route (its description is the route's method and path). */
+function routedFunction(resources: Resources, route: RouteDefinition | undefined): Resources[string] {
+  const found = ofType(resources, 'AWS::Lambda::Function').find(
+    ([, fn]) => route && fn.Properties?.Description === `${route.method} ${route.path}`,
+  );
+  if (!found) throw new Error(`no function for ${route?.operationId}`);
+  return found[1];
+}
+
+/** The statements of the policies attached to a function's role. */
+const roleStatements = (resources: Resources, fn: Resources[string]): Json[] => {
+  const roleId = fn.Properties?.Role?.['Fn::GetAtt']?.[0];
+  return ofType(resources, 'AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties?.Roles?.some((role: Json) => role.Ref === roleId))
+    .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement as Json[]);
+};
 
 describe('CDK app, as deployed by default', () => {
   let app: Synth;
@@ -118,6 +151,44 @@ describe('CDK app, as deployed by default', () => {
     }
   });
 
+  it('keeps secrets out of every environment; the paging functions get the cursor keys secret by ARN, and read only it', () => {
+    const resources = app.resources();
+    expectNoSecretInEnvironments(resources);
+    stateful.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('list cursors'),
+      GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{}', GenerateStringKey: 'current' }),
+    });
+
+    const paging = routeTable.filter(signsCursors);
+    expect(paging.map((route) => route.operationId)).toEqual(
+      expect.arrayContaining(['listFaqs', 'listChangeLog', 'handleMcp', 'listBusinessPhotos']),
+    );
+    const cursorKeysArn = routedFunction(resources, paging[0]).Properties?.Environment.Variables
+      .CURSOR_SECRET_ID;
+    expect(cursorKeysArn).toEqual({ Ref: expect.stringMatching(/cursorsecretarn/i) });
+    for (const route of routeTable) {
+      const fn = routedFunction(resources, route);
+      const readsOfTheKeys = roleStatements(resources, fn).filter((statement) =>
+        [statement.Resource]
+          .flat()
+          .some((resource: Json) => JSON.stringify(resource) === JSON.stringify(cursorKeysArn)),
+      );
+      const expected = signsCursors(route)
+        ? [
+            {
+              Effect: 'Allow',
+              Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+              Resource: cursorKeysArn,
+            },
+          ]
+        : [];
+      expect(fn.Properties?.Environment?.Variables?.CURSOR_SECRET_ID, route.operationId).toEqual(
+        signsCursors(route) ? cursorKeysArn : undefined,
+      );
+      expect(readsOfTheKeys, route.operationId).toEqual(expected);
+    }
+  });
+
   it('stops every function before API Gateway would (≤ 28 s), and traces it with X-Ray', () => {
     const functions = ofType(app.resources(), 'AWS::Lambda::Function').filter(
       ([, fn]) => fn.Properties?.Runtime === 'nodejs22.x',
@@ -210,6 +281,10 @@ describe('CDK app with other settings', () => {
       throttleBurst: '400',
     });
   }, SYNTH_TIMEOUT);
+
+  it('keeps secrets out of every environment', () => {
+    expectNoSecretInEnvironments(app.resources());
+  });
 
   it('takes the console origins from context', () => {
     app.template('-Api').hasResourceProperties('AWS::ApiGatewayV2::Api', {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiSurfaces } from '#lib/http/cors.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildServiceApp } from '../../infra/service-app.ts';
+import { signsCursors } from '../../infra/service-function.ts';
 import { type Json, newApp, type Resources, synthesize } from '../support/cdk-app.ts';
 
 const MAX_RESOURCES_PER_STACK = 450;
@@ -129,7 +130,8 @@ describe('CDK app', () => {
       if (
         route.auth === 'internal' ||
         route.permissions.internalApiKeys ||
-        route.permissions.oauthSigningKey
+        route.permissions.oauthSigningKey ||
+        signsCursors(route)
       ) {
         expected.add('secretsmanager');
       }
