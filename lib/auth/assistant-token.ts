@@ -17,7 +17,7 @@ import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
 import { logger } from '#lib/observability/logger.ts';
 
 /**
- * Access tokens of our own authorization server (DESIGN §9): ES256 JWTs for exactly one resource
+ * Access tokens of our own authorization server: ES256 JWTs for exactly one resource
  * (`aud`), naming a grant that must not be revoked (read every time, so a revoked grant stops at
  * once, like a revoked agent key).
  *
