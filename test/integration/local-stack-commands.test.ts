@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, inject, it } from 'vitest';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
+import { failsInOneLine, run } from '../support/cli-runs.ts';
+
+/** `npm start`, `npm run reset` and stopping a stack: what a newcomer meets first, refusals in one line. */
+describe('npm start', () => {
+  const start = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', ...args], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+
+  it('stops with one clear line when the port is taken', async () => {
+    const busyPort = Number(new URL(inject('harness').baseUrl).port);
+
+    const failure = await start(['--port', String(busyPort)]).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim()).toBe(
+      `error: Port ${busyPort} is already in use; pass --port or set PORT to another port`,
+    );
+  });
+
+  it('takes --port from npm (npm start --port N, without --, arrives as npm_config_port), and a bad flag in one line', async () => {
+    const busyPort = Number(new URL(inject('harness').baseUrl).port);
+
+    const failure = await run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral'], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, npm_config_port: String(busyPort) },
+      timeout: 60_000,
+    }).catch((error) => error);
+    expect(failure.stderr.trim()).toBe(
+      `error: Port ${busyPort} is already in use; pass --port or set PORT to another port`,
+    );
+    expect(await failsInOneLine(start(['--prot', '3400']))).toContain("Unknown option '--prot'");
+  });
+
+  it('refuses with one line naming the running URL when a stack already runs on the same folder', async () => {
+    const harness = inject('harness');
+    const before = readFileSync(join(harness.stateDir, 'credentials.json'), 'utf8');
+
+    const failure = await run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--port', '0'], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, LOCAL_STATE_DIR: harness.stateDir },
+      timeout: 60_000,
+    }).catch((error) => error);
+
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^error: A stack already runs on .* at ${harness.baseUrl} \\(pid \\d+\\)`),
+      ),
+    ]);
+    expect(readFileSync(join(harness.stateDir, 'credentials.json'), 'utf8')).toBe(before);
+  });
+
+  it('stops with one clear line when Java is missing', async () => {
+    const nodeOnly = dirname(process.execPath);
+
+    const failure = await start(['--port', '0'], { PATH: nodeOnly }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim()).toBe(
+      'error: Java 17+ is required for DynamoDB Local but `java` was not found on PATH',
+    );
+  });
+});
+
+describe('npm run reset', () => {
+  const reset = (stateDir: string) =>
+    run(process.execPath, ['--import', 'tsx', 'infra/local/reset.ts'], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, LOCAL_STATE_DIR: stateDir },
+      timeout: 60_000,
+    });
+
+  it('refuses in one line while a stack runs on the folder, and deletes nothing', async () => {
+    const harness = inject('harness');
+
+    const failure = await reset(harness.stateDir).catch((error) => error);
+
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim()).toMatch(
+      new RegExp(`^error: A stack already runs on .* at ${harness.baseUrl} `),
+    );
+    expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(harness.stateDir, 'credentials.json'))).toBe(true);
+  });
+
+  it('deletes the folder when its lock was left by a stack that is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bps-stale-'));
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    writeFileSync(join(dir, 'stack.lock'), JSON.stringify({ pid: gone.pid, url: 'http://127.0.0.1:1' }));
+
+    await reset(dir);
+
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('stopping npm start', () => {
+  const refusesConnections = async (url: string) =>
+    fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      () => false,
+      () => true,
+    );
+
+  it('Ctrl-C (SIGINT) stops DynamoDB Local and the other emulators with it', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', '--port', '0', '--ready-json'],
+      { cwd: ROOT_DIR, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const exited = once(child, 'exit');
+    const lines = createInterface({ input: child.stdout });
+    const info = await new Promise<{ endpoints: Record<string, string>; stateDir: string }>((resolve) => {
+      lines.on('line', (line) => line.startsWith('HARNESS_READY ') && resolve(JSON.parse(line.slice(14))));
+    });
+    expect(await refusesConnections(info.endpoints.dynamodb ?? '')).toBe(false);
+
+    child.kill('SIGINT');
+    const [code] = await exited;
+
+    expect(code).toBe(0);
+    for (const endpoint of Object.values(info.endpoints))
+      expect(await refusesConnections(endpoint)).toBe(true);
+    expect(existsSync(info.stateDir)).toBe(false);
+  }, 90_000);
+});
