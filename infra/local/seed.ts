@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ensurePlatformAdmin } from '#lib/admins/platform-admin-store.ts';
+import { ensurePlatformAdmin } from '#lib/admins/admin-provisioning.ts';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { MemberRole } from '#lib/auth/business-access.ts';
 import { createBusiness, putMember } from '#lib/businesses/business-store.ts';

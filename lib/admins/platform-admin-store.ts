@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
@@ -19,14 +19,14 @@ import {
 } from '#lib/http/idempotent-create.ts';
 
 /**
- * Platform admins and pending invites (DESIGN §7). Each is one item keyed by e-mail (so an e-mail
+ * Platform admins and pending invites. Each is one item keyed by e-mail (so an e-mail
  * is an admin or an invite, never both, and the access check finds an admin in one read), plus a
  * pointer item by entry id. A counter of active admins, changed in the same transactions, is what
  * makes "the last admin cannot be demoted" hold under concurrent demotions.
  */
 export const INVITE_VALID_DAYS = 7;
 
-type StoredEntry = Omit<PlatformAdminEntry, 'status'> & { pk: string; sk: string };
+export type StoredEntry = Omit<PlatformAdminEntry, 'status'> & { pk: string; sk: string };
 
 export function toEntry(item: Record<string, unknown>, now = Date.now()): PlatformAdminEntry {
   const stored = item as StoredEntry;
@@ -60,72 +60,10 @@ export async function listPlatformAdminEntries(): Promise<PlatformAdminEntry[]> 
     .sort((a, b) => (a.kind === b.kind ? a.email.localeCompare(b.email) : a.kind === 'admin' ? -1 : 1));
 }
 
-/**
- * Create an active platform admin for an e-mail address unless that address already has an entry
- * (`npm run admin -- create` and the local seed). Admins never come from an endpoint.
- */
-export async function ensurePlatformAdmin(
-  input: NewAdmin,
-): Promise<{ created: boolean; entry: PlatformAdminEntry }> {
-  const item = newAdminItem(input);
-  try {
-    await insertEntry(item, [countChange(+1)]);
-    return { created: true, entry: toEntry(item) };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    return { created: false, entry: toEntry(await readByEmail(item.email)) };
-  }
-}
-
-/**
- * Make the first active platform admin of a deployment (`npm run admin -- bootstrap`): refused
- * with 409 once any active admin exists, decided in the same transaction as the insert, so two
- * bootstraps at once make one admin.
- */
-export async function bootstrapPlatformAdmin(input: NewAdmin): Promise<PlatformAdminEntry> {
-  const item = newAdminItem(input);
-  try {
-    await insertEntry(item, [firstAdminCount()]);
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    if (error.CancellationReasons?.[2]?.Code === 'ConditionalCheckFailed') {
-      throw new ConflictError(
-        'An active platform admin exists already: admins invite others from the console',
-      );
-    }
-    const existing = toEntry(await readByEmail(item.email));
-    throw new ConflictError(`${existing.email} already has an entry (${existing.kind}, ${existing.status})`);
-  }
-  return toEntry(item);
-}
-
 /** The admin or invite entry of an e-mail address (any case), if it has one. */
 export async function findPlatformAdminEntry(email: string): Promise<PlatformAdminEntry | undefined> {
   const item = await readByEmailIfAny(normaliseEmail(email));
   return item ? toEntry(item) : undefined;
-}
-
-interface NewAdmin {
-  email: string;
-  firstName?: string;
-  lastName?: string;
-}
-
-function newAdminItem(input: NewAdmin) {
-  const email = normaliseEmail(input.email);
-  return {
-    ...keys.platformAdmin(email),
-    id: randomUUID(),
-    kind: 'admin' as const,
-    email,
-    first_name: input.firstName ?? null,
-    last_name: input.lastName ?? null,
-    phone: null,
-    invited_by: null,
-    invited_at: null,
-    accepted_at: new Date().toISOString(),
-    expires_at: null,
-  };
 }
 
 /**
@@ -351,7 +289,7 @@ export async function acceptInvite(inviteId: string, user: UserPrincipal): Promi
 }
 
 /** Store a new entry (its e-mail must be free) with its pointer, and any extra actions, atomically. */
-async function insertEntry(
+export async function insertEntry(
   item: StoredEntry & Record<string, unknown>,
   extra: TransactItem[] = [],
 ): Promise<void> {
@@ -369,7 +307,7 @@ async function insertEntry(
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Change the active-admin count; a decrement only while more than one admin is left. */
-function countChange(delta: 1 | -1) {
+export function countChange(delta: 1 | -1) {
   return {
     Update: {
       TableName: tableName,
@@ -378,19 +316,6 @@ function countChange(delta: 1 | -1) {
       ...(delta < 0
         ? { ConditionExpression: 'active > :one', ExpressionAttributeValues: { ':delta': -1, ':one': 1 } }
         : { ExpressionAttributeValues: { ':delta': 1 } }),
-    },
-  };
-}
-
-/** The count goes from none to one: the first admin, or nothing (the condition fails). */
-function firstAdminCount() {
-  return {
-    Update: {
-      TableName: tableName,
-      Key: keys.platformAdminCount(),
-      UpdateExpression: 'ADD active :one',
-      ConditionExpression: 'attribute_not_exists(active) OR active < :one',
-      ExpressionAttributeValues: { ':one': 1 },
     },
   };
 }
@@ -411,7 +336,7 @@ async function readByEmailIfAny(email: string): Promise<StoredEntry | undefined>
   return Item as StoredEntry | undefined;
 }
 
-async function readByEmail(email: string): Promise<StoredEntry> {
+export async function readByEmail(email: string): Promise<StoredEntry> {
   const entry = await readByEmailIfAny(email);
   if (!entry) throw new NotFoundError(`No platform admin or invite for ${email}`);
   return entry;

@@ -11,11 +11,8 @@ import type {
   PreSignUpTriggerHandler,
 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ensurePlatformAdmin,
-  removePlatformAdminEntry,
-  storeInvite,
-} from '#lib/admins/platform-admin-store.ts';
+import { ensurePlatformAdmin } from '#lib/admins/admin-provisioning.ts';
+import { removePlatformAdminEntry, storeInvite } from '#lib/admins/platform-admin-store.ts';
 import { userIdFor } from '#lib/auth/user-id.ts';
 import { createBusiness } from '#lib/businesses/business-store.ts';
 import { claimPendingMemberships, putPendingMember } from '#lib/businesses/pending-members.ts';

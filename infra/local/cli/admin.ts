@@ -18,9 +18,8 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 useLocalStack();
-const { bootstrapPlatformAdmin, ensurePlatformAdmin, listPlatformAdminEntries } = await import(
-  '#lib/admins/platform-admin-store.ts'
-);
+const { bootstrapPlatformAdmin, ensurePlatformAdmin } = await import('#lib/admins/admin-provisioning.ts');
+const { listPlatformAdminEntries } = await import('#lib/admins/platform-admin-store.ts');
 
 /** The new admin's e-mail and names, from the flags. */
 function newAdmin(command: string) {
