@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Json, synthesize } from '../support/cdk-app.ts';
 
 /** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
 const SYNTH_TIMEOUT = 180_000;
+/** CloudWatch's price of a standard-resolution alarm, per metric it reads (us-east-1). */
+const ALARM_METRIC_MONTHLY_USD = 0.1;
 
 interface Located {
   stack: string;
@@ -96,6 +100,21 @@ describe('alarm delivery', () => {
     expect(statements).toContainEqual(
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
+  });
+
+  it('costs what the deploy guide says: USD 0.10 a month per metric an alarm reads', () => {
+    const alarms = [...templates.values()].flatMap((template) =>
+      Object.values(template.toJSON().Resources as Record<string, Json>).filter(
+        (resource) => resource.Type === 'AWS::CloudWatch::Alarm',
+      ),
+    );
+    const metrics = alarms.reduce(
+      (sum, alarm) => sum + (alarm.Properties.Metrics?.filter((query: Json) => query.MetricStat).length ?? 1),
+      0,
+    );
+    const monthly = Math.round(metrics * ALARM_METRIC_MONTHLY_USD);
+    const guide = readFileSync(join(import.meta.dirname, '../../docs/deploy.md'), 'utf8');
+    expect(guide).toContain(`| about $${monthly} |`);
   });
 
   it('subscribes the alarm e-mail address to the topic', () => {
