@@ -41,9 +41,6 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
 } as const;
 
-/** The most messages one POST may carry in a batch (the SDK's limit). */
-export const MAX_BATCH_SIZE = 100;
-
 /** A message from the client, sorted by kind; a client's response to us is only acknowledged. */
 export type ClientMessage =
   | { kind: 'request'; message: JSONRPCRequest }

@@ -1,50 +1,48 @@
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { parseMediaType } from '#lib/http/media-type.ts';
 import {
+  acceptsBatch,
+  BATCH_CONCURRENCY,
+  BATCH_PROTOCOL_VERSION,
+  MAX_BATCH_SIZE,
+  mapBounded,
+} from '#lib/mcp/batch.ts';
+import { detectEra } from '#lib/mcp/era.ts';
+import { accepted, jsonResponse, type McpHttpResponse, refusal } from '#lib/mcp/http-response.ts';
+import { handleModernPost } from '#lib/mcp/modern-http.ts';
+import {
   type ClientMessage,
   classifyMessage,
   ErrorCode,
   isInitializeRequest,
-  MAX_BATCH_SIZE,
   type RpcResponse,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '#lib/mcp/protocol.ts';
+import type { RequestMeta } from '#lib/mcp/request-meta.ts';
 
 /**
- * One POST of the MCP Streamable HTTP transport (MCP specification 2025-11-25, "Transports" →
- * "Streamable HTTP" → "Sending Messages to the Server", "Protocol Version Header" and "Security
- * Warning"), in the one mode this server uses: stateless (no Mcp-Session-Id) and answering every
- * request with a JSON body, never an SSE stream. The checks, their order and their answers are
- * those of the MCP SDK's WebStandardStreamableHTTPServerTransport with enableJsonResponse, so that
- * clients see the same thing they saw when the SDK served this endpoint.
+ * One POST of the MCP Streamable HTTP transport to /mcp, for clients of either era (era.ts), in
+ * the one mode this server uses: stateless (no Mcp-Session-Id) and answering every request with
+ * a JSON body, never an SSE stream. Both eras share the first checks (Origin, Accept,
+ * Content-Type, a JSON body); then a modern POST follows MCP 2026-07-28 (modern-http.ts) and a
+ * legacy one the revisions up to 2025-11-25 ("Transports" → "Streamable HTTP" → "Sending Messages
+ * to the Server", "Protocol Version Header" and "Security Warning"), with checks, order and
+ * answers those of the MCP SDK's WebStandardStreamableHTTPServerTransport with enableJsonResponse,
+ * so that legacy clients see what they saw when the SDK served this endpoint; batches are the one
+ * exception (batch.ts).
  */
-export interface McpHttpResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
+export type { McpHttpResponse };
 
 export interface PostOptions {
   /** Origins a browser page may call from (DNS rebinding protection); other Origins get 403. */
   allowedOrigins: readonly string[];
-  /** The answer to one request; notifications and the client's responses need none. */
-  answer(request: JSONRPCRequest): Promise<RpcResponse>;
+  /** The answer to one legacy request; notifications and the client's responses need none. */
+  answerLegacy(request: JSONRPCRequest): Promise<RpcResponse>;
+  /** The answer to one modern request, with its per-request protocol fields. */
+  answerModern(request: JSONRPCRequest, meta: RequestMeta): Promise<RpcResponse>;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** A refusal before any message is handled: a JSON-RPC error without an id. */
-const refusal = (statusCode: number, code: number, message: string): McpHttpResponse => ({
-  statusCode,
-  headers: JSON_HEADERS,
-  body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
-});
-
-/**
- * Handles one POST whose body the pipeline has already parsed as JSON (undefined when empty).
- * A body of notifications and responses only is 202 with no content; otherwise 200 with the
- * response to the one request, or the array of responses to a batch's requests in their order.
- */
+/** Handles one POST whose body the pipeline has already parsed as JSON (undefined when empty). */
 export async function handlePost(
   headers: Record<string, string | undefined>,
   body: unknown,
@@ -69,6 +67,21 @@ export async function handlePost(
     );
   }
   if (body === undefined) return refusal(400, ErrorCode.ParseError, 'Parse error: Invalid JSON');
+  return detectEra(headers['mcp-protocol-version'], body) === 'modern'
+    ? handleModernPost(headers, body, options.answerModern)
+    : handleLegacyPost(headers, body, options.answerLegacy);
+}
+
+/**
+ * A legacy POST: a body of notifications and responses only is 202 with no content; otherwise
+ * 200 with the response to the one request, or the array of responses to a batch's requests in
+ * their order.
+ */
+async function handleLegacyPost(
+  headers: Record<string, string | undefined>,
+  body: unknown,
+  answer: PostOptions['answerLegacy'],
+): Promise<McpHttpResponse> {
   if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {
     return refusal(
       400,
@@ -76,22 +89,26 @@ export async function handlePost(
       `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
     );
   }
-
   const messages = (Array.isArray(body) ? body : [body]).map(classifyMessage);
   if (!messages.every((message) => message !== undefined)) {
     return refusal(400, ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message');
   }
-  const refused = lifecycleRefusal(messages, headers['mcp-protocol-version']);
+  const version = headers['mcp-protocol-version'];
+  const refused = lifecycleRefusal(messages, version);
   if (refused) return refused;
+  if (Array.isArray(body) && !acceptsBatch(version)) {
+    return refusal(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: JSON-RPC batches belong to protocol version ${BATCH_PROTOCOL_VERSION} only; protocol version ${version} takes one message per POST`,
+    );
+  }
 
   const requests = messages.flatMap((message) => (message.kind === 'request' ? [message.message] : []));
-  if (requests.length === 0) return { statusCode: 202, headers: {}, body: '' };
-  const responses = await Promise.all(requests.map((request) => options.answer(request)));
-  return {
-    statusCode: 200,
-    headers: JSON_HEADERS,
-    body: JSON.stringify(responses.length === 1 ? responses[0] : responses),
-  };
+  if (requests.length === 0) return accepted();
+  const responses = await mapBounded(requests, BATCH_CONCURRENCY, answer);
+  // One request answers as one object even inside a batch, as the SDK answered it.
+  return jsonResponse(200, responses.length === 1 ? responses[0] : responses);
 }
 
 /**

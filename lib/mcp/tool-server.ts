@@ -9,6 +9,8 @@ import { assertScope } from '#lib/auth/assistant-token.ts';
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { optionalEnv } from '#lib/config/env.ts';
 import { HttpError, type ValidationIssue } from '#lib/http/errors.ts';
+import { discoverResult } from '#lib/mcp/discover.ts';
+import { type CacheHint, cacheableResult, completeResult } from '#lib/mcp/modern-results.ts';
 import {
   ErrorCode,
   errorResponse,
@@ -16,6 +18,7 @@ import {
   type RpcResponse,
   resultResponse,
 } from '#lib/mcp/protocol.ts';
+import type { RequestMeta } from '#lib/mcp/request-meta.ts';
 import { handlePost, type McpHttpResponse } from '#lib/mcp/streamable-http.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
@@ -36,6 +39,13 @@ export type { McpHttpResponse };
 const SERVER_INFO = { name: 'business-platform', version: '1.0.0' };
 /** What McpServer advertised for a server with tools (listChanged as it declared it). */
 const CAPABILITIES = { tools: { listChanged: true } };
+/**
+ * What a modern client is told: tools, without listChanged, since this revision delivers change
+ * notifications on a subscriptions/listen stream, which a stateless JSON-only server cannot hold.
+ */
+const MODERN_CAPABILITIES = { tools: {} };
+/** The tool list changes only with a deploy: fresh for 5 minutes, the same for every caller. */
+const MODERN_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'public' };
 const toolsByName = new Map((tools as ToolDefinition[]).map((tool) => [tool.name, tool]));
 
 /** Origins a browser page may call from (DNS rebinding protection); other Origins get 403. */
@@ -54,14 +64,17 @@ export async function handleMcpRequest(
   assertToolScopes(principal, body);
   return handlePost(headers, body, {
     allowedOrigins: allowedOrigins(),
-    answer: (request) =>
-      answer(principal, request).catch((error: unknown) => {
-        // Tools turn their own failures into results; reaching here is a bug of ours.
-        logger.error('MCP request failed', { method: request.method, error: error as Error });
-        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-      }),
+    answerLegacy: (request) => guarded(request, answer(principal, request)),
+    answerModern: (request, meta) => guarded(request, answerModern(principal, request, meta)),
   });
 }
+
+/** Tools turn their own failures into results; reaching the catch is a bug of ours. */
+const guarded = (request: JSONRPCRequest, answering: Promise<RpcResponse>) =>
+  answering.catch((error: unknown) => {
+    logger.error('MCP request failed', { method: request.method, error: error as Error });
+    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+  });
 
 /**
  * A tools/call for a tool the token's scopes do not allow is refused at the HTTP level, 403
@@ -100,6 +113,47 @@ async function answer(principal: AssistantPrincipal, request: JSONRPCRequest): P
   }
 }
 
+/**
+ * A modern request (MCP 2026-07-28): `server/discover` instead of initialize, no ping (the
+ * revision removed it) and no logging; every result says it is complete and names the server,
+ * and the results of discovery and tools/list say how long they stay fresh. They are the same
+ * for every caller (tools/list shows every tool to every token; tools/call checks the scope), so
+ * a cache may share them across tokens.
+ */
+async function answerModern(
+  principal: AssistantPrincipal,
+  request: JSONRPCRequest,
+  meta: RequestMeta,
+): Promise<RpcResponse> {
+  const { id, method } = request;
+  const params = (request.params ?? {}) as Params;
+  switch (method) {
+    case 'server/discover':
+      return resultResponse(
+        id,
+        discoverResult({
+          capabilities: MODERN_CAPABILITIES,
+          serverInfo: SERVER_INFO,
+          instructions: TOOL_SERVER_INSTRUCTIONS,
+          cache: MODERN_CACHE_HINT,
+        }),
+      );
+    case 'tools/list':
+      return params.cursor === undefined || typeof params.cursor === 'string'
+        ? resultResponse(id, cacheableResult(listModernTools(), SERVER_INFO, MODERN_CACHE_HINT))
+        : invalidParams(id, 'params.cursor must be a string');
+    case 'tools/call': {
+      logger.debug('MCP tool call', { clientInfo: meta.clientInfo, tool: params.name });
+      const response = await callTool(principal, id, params);
+      return 'result' in response
+        ? resultResponse(id, completeResult(response.result, SERVER_INFO))
+        : response;
+    }
+    default:
+      return errorResponse(id, ErrorCode.MethodNotFound, 'Method not found');
+  }
+}
+
 const invalidParams = (id: JSONRPCRequest['id'], message: string) =>
   errorResponse(id, ErrorCode.InvalidParams, `Invalid params: ${message}`);
 
@@ -111,20 +165,17 @@ const initializeResult = (requestedVersion: string): InitializeResult => ({
 });
 
 /**
- * The tools as MCP lists them, with JSON Schemas converted from the zod schemas as the SDK did
- * (zod's own toJSONSchema, draft-07, the input schema as input and the output schema as
- * output, which is what the SDK's toJsonSchemaCompat does for zod 4). Built on the first
- * tools/list of a container and kept.
+ * The tools as MCP lists them, with JSON Schemas converted from the zod schemas (the input schema
+ * as input and the output schema as output). For legacy clients as the SDK did (draft-07, which
+ * its toJsonSchemaCompat produced for zod 4, and `execution`); for modern ones in JSON Schema
+ * 2020-12, the dialect 2026-07-28 assumes, and without `execution`, which moved to the tasks
+ * extension. Built on the first tools/list of a container and kept.
  */
 const listTools = once(
   (): ListToolsResult => ({
     tools: (tools as ToolDefinition[]).map(
       (tool): Tool => ({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: toJSONSchema(tool.input(), { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-        annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+        ...toolEntry(tool, 'draft-7'),
         // No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
         execution: { taskSupport: 'forbidden' },
         outputSchema: toJSONSchema(tool.output(), {
@@ -135,6 +186,21 @@ const listTools = once(
     ),
   }),
 );
+
+const listModernTools = once(() => ({
+  tools: (tools as ToolDefinition[]).map((tool) => ({
+    ...toolEntry(tool, 'draft-2020-12'),
+    outputSchema: toJSONSchema(tool.output(), { target: 'draft-2020-12', io: 'output' }),
+  })),
+}));
+
+const toolEntry = (tool: ToolDefinition, target: 'draft-7' | 'draft-2020-12') => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: toJSONSchema(tool.input(), { target, io: 'input' }) as Tool['inputSchema'],
+  annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+});
 
 /**
  * tools/call: an unknown tool is a JSON-RPC error -32602, as the MCP specification lists unknown

@@ -28,6 +28,8 @@ const HEADERS = {
   'mcp-protocol-version': '2025-11-25',
 };
 
+const BATCH_HEADERS = { ...HEADERS, 'mcp-protocol-version': '2025-03-26' };
+
 const ours = (body: unknown, headers: Record<string, string | undefined> = HEADERS) =>
   handleMcpRequest(principal, headers, body);
 const sdk = (body: unknown, headers: Record<string, string | undefined> = HEADERS) =>
@@ -64,14 +66,6 @@ describe('the tool server answers as the MCP SDK did', () => {
     ['an unknown notification', { jsonrpc: '2.0', method: 'notifications/whatever', params: { a: 1 } }],
     ['a response from the client', { jsonrpc: '2.0', id: 9, result: {} }],
     ['an error response from the client', { jsonrpc: '2.0', id: 9, error: { code: 1, message: 'no' } }],
-    ['a batch of two requests', [request('ping', undefined, 1), request('tools/list', undefined, 2)]],
-    [
-      'a batch of a request and a notification',
-      [request('ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }],
-    ],
-    ['an empty batch', []],
-    ['a batch over 100 messages', Array.from({ length: 101 }, (_, i) => request('ping', undefined, i))],
-    ['initialize in a batch', [initialize('2025-11-25'), request('ping', undefined, 2)]],
     ['no body', undefined],
     ['null', null],
     ['a string', 'ping'],
@@ -88,7 +82,6 @@ describe('the tool server answers as the MCP SDK did', () => {
     ],
     ['a result that is not an object', { jsonrpc: '2.0', id: 1, result: 5 }],
     ['an error without a message', { jsonrpc: '2.0', id: 1, error: { code: 1 } }],
-    ['a batch with one invalid message', [request('ping'), { jsonrpc: '2.0' }]],
     ['arguments a tool refuses (missing)', call('get_changeset', {})],
     ['arguments a tool refuses (malformed id)', call('get_changeset', { changeset_id: 'nope' })],
     ['arguments a tool refuses (unknown field)', call('open_edit_session', { business_id: 'x', x: 1 })],
@@ -99,6 +92,22 @@ describe('the tool server answers as the MCP SDK did', () => {
     ['no arguments to a tool that needs some', call('read_record')],
   ])('%s', async (_name, body) => {
     expect(await ours(body)).toEqual(await sdk(body));
+  });
+
+  // Batches exist in protocol version 2025-03-26 only; later ones are refused (below).
+  it.each([
+    ['a batch of two requests', [request('ping', undefined, 1), request('tools/list', undefined, 2)]],
+    [
+      'a batch of a request and a notification',
+      [request('ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ],
+    ['a batch of one request', [request('tools/list', undefined, 3)]],
+    ['an empty batch', []],
+    ['a batch over 100 messages', Array.from({ length: 101 }, (_, i) => request('ping', undefined, i))],
+    ['initialize in a batch', [initialize('2025-03-26'), request('ping', undefined, 2)]],
+    ['a batch with one invalid message', [request('ping'), { jsonrpc: '2.0' }]],
+  ])('%s, in protocol version 2025-03-26', async (_name, body) => {
+    expect(await ours(body, BATCH_HEADERS)).toEqual(await sdk(body, BATCH_HEADERS));
   });
 
   it.each([
@@ -138,9 +147,40 @@ describe('where the tool server answers differently from the bare SDK, on purpos
       code: -32602,
       message: 'Unknown tool: drop_tables. tools/list names the tools there are.',
     });
-    const batch = JSON.parse((await ours([call('drop_tables', {}), request('ping', undefined, 2)])).body);
+    const batch = JSON.parse(
+      (await ours([call('drop_tables', {}), request('ping', undefined, 2)], BATCH_HEADERS)).body,
+    );
     expect(batch[0].error.code).toBe(-32602);
     expect(batch[1]).toEqual({ result: {}, jsonrpc: '2.0', id: 2 });
+  });
+
+  it.each(['2024-11-05', '2025-06-18', '2025-11-25'])(
+    'refuses a batch in protocol version %s, whose transport takes one message per POST',
+    async (version) => {
+      const headers = { ...HEADERS, 'mcp-protocol-version': version };
+      const batch = [request('ping', undefined, 1), request('tools/list', undefined, 2)];
+
+      const response = await ours(batch, headers);
+
+      expect(response.statusCode).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: `Invalid Request: JSON-RPC batches belong to protocol version 2025-03-26 only; protocol version ${version} takes one message per POST`,
+        },
+      });
+      // The SDK took it: the refusal is ours, not a copy of its answer.
+      expect((await sdk(batch, headers)).statusCode).toBe(200);
+    },
+  );
+
+  it('takes a batch without a version header as one of 2025-03-26, which the transport allows', async () => {
+    const headers = { ...HEADERS, 'mcp-protocol-version': undefined };
+    const response = await ours([request('ping', undefined, 1), request('ping', undefined, 2)], headers);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toHaveLength(2);
   });
 
   it.each([
