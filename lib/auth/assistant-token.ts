@@ -131,9 +131,24 @@ export function assertScope(
   scope: string | undefined,
   challenge: string,
 ): void {
-  if (scope === undefined || principal.scopes.includes(scope)) return;
-  throw new HttpError(403, 'FORBIDDEN', `This operation needs the ${scope} scope`, undefined, {
-    'www-authenticate': `${challenge.replace(/, scope="[^"]*"/, '')}, error="insufficient_scope", scope="${scope}"`,
+  assertScopes(principal, scope === undefined ? [] : [scope], challenge);
+}
+
+/**
+ * 403 insufficient_scope when the token lacks any of `scopes`, naming all of them in one
+ * challenge: a client that asks again for what one challenge named is then sure to get through,
+ * rather than meeting a second challenge for the next scope (MCP authorization: scope challenges).
+ */
+export function assertScopes(
+  principal: AssistantPrincipal,
+  scopes: readonly string[],
+  challenge: string,
+): void {
+  const needed = [...new Set(scopes)];
+  if (needed.every((scope) => principal.scopes.includes(scope))) return;
+  const named = needed.join(' ');
+  throw new HttpError(403, 'FORBIDDEN', `This operation needs the ${named} scope`, undefined, {
+    'www-authenticate': `${challenge.replace(/, scope="[^"]*"/, '')}, error="insufficient_scope", scope="${named}"`,
   });
 }
 

@@ -5,7 +5,7 @@ import type {
   ListToolsResult,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { assertScope } from '#lib/auth/assistant-token.ts';
+import { assertScopes } from '#lib/auth/assistant-token.ts';
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { optionalEnv } from '#lib/config/env.ts';
 import { HttpError, type ValidationIssue } from '#lib/http/errors.ts';
@@ -78,16 +78,18 @@ const guarded = (request: JSONRPCRequest, answering: Promise<RpcResponse>) =>
 
 /**
  * A tools/call for a tool the token's scopes do not allow is refused at the HTTP level, 403
- * insufficient_scope naming the scope, so that the client can ask the person for more (MCP
- * authorization: step-up).
+ * insufficient_scope, so that the client can ask the person for more (MCP authorization: step-up).
+ * The challenge names every scope the POST's calls need (several in a 2025-03-26 batch), so one
+ * new authorization is enough.
  */
 function assertToolScopes(principal: AssistantPrincipal, body: unknown): void {
   const messages = Array.isArray(body) ? body : [body];
-  for (const message of messages) {
+  const needed = messages.flatMap((message) => {
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
-    if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
-    assertScope(principal, toolsByName.get(call.params.name)?.scope, resourceChallenge(resources().mcp));
-  }
+    if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') return [];
+    return toolsByName.get(call.params.name)?.scope ?? [];
+  });
+  assertScopes(principal, needed, resourceChallenge(resources().mcp));
 }
 
 type Params = Record<string, unknown>;

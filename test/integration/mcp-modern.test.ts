@@ -180,6 +180,25 @@ describe('batches over HTTP', () => {
     }
   });
 
+  it('challenges once for every scope a batch’s calls need, so one new authorization is enough', async () => {
+    const tenant = await arrangeTenant();
+    const { tokens } = await obtainTokens({ userToken: tenant.tokens.owner, scope: 'edits:read' });
+    const batch = [
+      {
+        ...calls(1)[0],
+        params: { name: 'open_edit_session', arguments: { business_id: tenant.businessId } },
+      },
+      ...calls(1).map((call) => ({ ...call, id: 2 })),
+    ];
+
+    const response = await legacyBatch(tokens.access_token, '2025-03-26', batch);
+
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${baseUrl()}/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="edits:write edits:read"`,
+    );
+  });
+
   it('refuses a batch of a later legacy revision with 400 -32600', async () => {
     const tenant = await arrangeTenant();
     const { tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
