@@ -164,6 +164,19 @@ describe('the whole flow with oauth4webapi', () => {
     expect(malformed.body.error).toBe('invalid_request');
   });
 
+  it('registers a client that names its application_type, as MCP 2026-07-28 clients must', async () => {
+    for (const [applicationType, uri] of [
+      ['native', 'http://127.0.0.1:43117/callback'],
+      ['web', 'https://app.example/cb'],
+    ]) {
+      const response = await api('POST', '/oauth/register', {
+        json: { redirect_uris: [uri], application_type: applicationType, token_endpoint_auth_method: 'none' },
+      });
+      expect(response.status, applicationType).toBe(201);
+      expect(response.body.redirect_uris, applicationType).toEqual([uri]);
+    }
+  });
+
   it('rate-limits registrations per source address, far above what one client needs', async () => {
     const source = randomLoopbackAddress();
     const body = { client_name: 'Eager', redirect_uris: ['http://127.0.0.1/cb'] };
