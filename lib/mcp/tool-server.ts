@@ -27,12 +27,13 @@ import { once } from '#lib/validation/lazy.ts';
 import { toJSONSchema } from '#lib/validation/zod.ts';
 
 /**
- * POST /mcp (DESIGN §10): the assistant tool server, MCP Streamable HTTP, stateless, one JSON
- * response per POST (streamable-http.ts), tools only. Each request is answered as the caller, so
- * the tools act as the assistant's user and never see its token. MCP specification 2025-11-25:
- * "Lifecycle" (initialize), "Utilities" → "Ping", "Server Features" → "Tools" (tools/list,
- * tools/call). Answers are those the MCP SDK's McpServer gave (test/unit/mcp-sdk-parity.test.ts
- * compares them), without loading it (protocol.ts says why).
+ * POST /mcp: the assistant tool server, MCP Streamable HTTP, stateless, one JSON response per POST
+ * (streamable-http.ts), tools only. Each request is answered as the caller, so the tools act as
+ * the assistant's user and never see its token. Legacy clients (up to MCP 2025-11-25:
+ * "Lifecycle" → initialize, "Utilities" → "Ping", "Server Features" → "Tools") get the answers the
+ * MCP SDK's McpServer gave (test/unit/mcp-sdk-parity.test.ts compares them), without loading it
+ * (protocol.ts says why); clients of 2026-07-28 get server/discover, tools/list and tools/call as
+ * that revision words them (answerModern).
  */
 export type { McpHttpResponse };
 

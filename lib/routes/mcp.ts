@@ -24,7 +24,7 @@ const JsonRpcBody = z.meta(z.unknown(), {
 });
 
 /**
- * The assistant tool server (DESIGN §10): one JSON-RPC endpoint, not a REST resource. It takes an
+ * The assistant tool server: one JSON-RPC endpoint, not a REST resource. It takes an
  * assistant's access token for `<issuer>/mcp`; GET and DELETE are refused (no event streams, no
  * sessions: every POST stands alone).
  */
