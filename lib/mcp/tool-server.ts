@@ -112,9 +112,11 @@ const initializeResult = (requestedVersion: string): InitializeResult => ({
 
 /**
  * The tools as MCP lists them, with JSON Schemas converted from the zod schemas as the SDK did
- * (zod's own toJSONSchema, draft-07, the input schema as input and the output schema as
- * output, which is what the SDK's toJsonSchemaCompat does for zod 4). Built on the first
- * tools/list of a container and kept.
+ * (zod's own toJSONSchema, the input schema as input and the output schema as output, which is
+ * what the SDK's toJsonSchemaCompat does for zod 4), but in JSON Schema 2020-12, the dialect MCP
+ * defines for tool schemas since 2025-11-25 (the SDK still emits draft-07, which clients that
+ * accept only 2020-12 refuse); shared definitions go to `$defs`. Built on the first tools/list
+ * of a container and kept.
  */
 const listTools = once(
   (): ListToolsResult => ({
@@ -123,12 +125,15 @@ const listTools = once(
         name: tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: toJSONSchema(tool.input(), { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+        inputSchema: toJSONSchema(tool.input(), {
+          target: 'draft-2020-12',
+          io: 'input',
+        }) as Tool['inputSchema'],
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
         // No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
         execution: { taskSupport: 'forbidden' },
         outputSchema: toJSONSchema(tool.output(), {
-          target: 'draft-7',
+          target: 'draft-2020-12',
           io: 'output',
         }) as Tool['outputSchema'],
       }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { localUserId } from '../../infra/local/dev-issuer.ts';
@@ -13,10 +13,10 @@ import { baseUrl, obtainTokens } from '../support/oauth.ts';
 import { arrangeTenant, type Tenant } from '../support/tenants.ts';
 
 const mcpUrl = () => `${baseUrl()}/mcp`;
-// The SDK publishes draft-07 schemas; ajv-formats checks uuid and date-time. (Its CommonJS
-// default export reaches ESM as the module object.)
-const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
-const ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
+// The tool server publishes JSON Schema 2020-12; ajv-formats checks uuid, date-time, email and
+// uri. (Its CommonJS default export reaches ESM as the module object.)
+const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv2020) => Ajv2020 };
+const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
 
 /** A tool call whose structuredContent is checked against the tool's declared output schema. */
 async function callChecked(
