@@ -168,42 +168,35 @@ const initializeResult = (requestedVersion: string): InitializeResult => ({
 });
 
 /**
- * The tools as MCP lists them, with JSON Schemas converted from the zod schemas (the input schema
- * as input and the output schema as output). For legacy clients as the SDK did (draft-07, which
- * its toJsonSchemaCompat produced for zod 4, and `execution`); for modern ones in JSON Schema
- * 2020-12, the dialect 2026-07-28 assumes, and without `execution`, which moved to the tasks
- * extension. Built on the first tools/list of a container and kept.
+ * The tools as MCP lists them, with JSON Schemas converted from the zod schemas (zod's own
+ * toJSONSchema, the input schema as input and the output schema as output, as the SDK's
+ * toJsonSchemaCompat does for zod 4), in JSON Schema 2020-12, the dialect MCP defines for tool
+ * schemas since 2025-11-25 (the SDK still emits draft-07, which clients that accept only 2020-12
+ * refuse); shared definitions go to `$defs`. Legacy clients also get `execution`, which 2026-07-28
+ * moved to the tasks extension. Each list is built on its first tools/list in a container and kept.
  */
-const listTools = once(
-  (): ListToolsResult => ({
-    tools: (tools as ToolDefinition[]).map(
-      (tool): Tool => ({
-        ...toolEntry(tool, 'draft-7'),
-        // No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
-        execution: { taskSupport: 'forbidden' },
-        outputSchema: toJSONSchema(tool.output(), {
-          target: 'draft-7',
-          io: 'output',
-        }) as Tool['outputSchema'],
-      }),
-    ),
-  }),
-);
-
-const listModernTools = once(() => ({
-  tools: (tools as ToolDefinition[]).map((tool) => ({
-    ...toolEntry(tool, 'draft-2020-12'),
-    outputSchema: toJSONSchema(tool.output(), { target: 'draft-2020-12', io: 'output' }),
-  })),
-}));
-
-const toolEntry = (tool: ToolDefinition, target: 'draft-7' | 'draft-2020-12') => ({
+const toolEntry = (tool: ToolDefinition, execution?: Tool['execution']) => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
-  inputSchema: toJSONSchema(tool.input(), { target, io: 'input' }) as Tool['inputSchema'],
+  inputSchema: toJSONSchema(tool.input(), { target: 'draft-2020-12', io: 'input' }) as Tool['inputSchema'],
   annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+  // Where the SDK puts it, so that the legacy answer stays the SDK's byte for byte.
+  ...(execution ? { execution } : {}),
+  outputSchema: toJSONSchema(tool.output(), {
+    target: 'draft-2020-12',
+    io: 'output',
+  }) as Tool['outputSchema'],
 });
+
+// No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
+const listTools = once(
+  (): ListToolsResult => ({
+    tools: (tools as ToolDefinition[]).map((tool): Tool => toolEntry(tool, { taskSupport: 'forbidden' })),
+  }),
+);
+
+const listModernTools = once(() => ({ tools: (tools as ToolDefinition[]).map((tool) => toolEntry(tool)) }));
 
 /**
  * tools/call: an unknown tool is a JSON-RPC error -32602, as the MCP specification lists unknown

@@ -19,7 +19,6 @@ import {
   RecordPathParams,
   SessionPathParams,
   Snapshot,
-  StageChangesetBody,
   TickBody,
   UndoPathParams,
   UndoResult,
@@ -28,6 +27,7 @@ import { openSession } from '#lib/edits/sessions.ts';
 import { stageChangeset } from '#lib/edits/stage.ts';
 import { undoChange } from '#lib/edits/undo.ts';
 import { BusinessPathParams } from '#lib/http/common-schemas.ts';
+import { ProposeChangesInput } from '#lib/mcp/change-items.ts';
 import { describeChangeset, describeOutcome, describeSnapshot } from '#lib/mcp/summaries.ts';
 import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
@@ -78,7 +78,6 @@ const ChangeLogPage = () =>
     entries: z.array(ChangeLogEntry()),
     next_cursor: z.meta(z.nullable(z.string()), { description: 'Pass as cursor for the next, older page' }),
   });
-const ProposeInput = () => z.extend(SessionPathParams(), StageChangesetBody().shape);
 
 export const tools = [
   define({
@@ -154,9 +153,9 @@ export const tools = [
     name: 'propose_changes',
     title: 'Propose changes (stage a changeset)',
     description:
-      'Proposes 1–100 changes as one changeset, without changing anything yet. Each item: entity, action (create, update or delete), record_id (for update and delete) and fields (for create and update; for an update, only the fields that change). Everything is checked first: if any item is invalid, nothing is staged and the error names each problem. Every staged change starts ticked. Then show the person what you propose, untick what they do not want (set_change_ticked), and apply only when they agree (apply_changes).',
+      'Proposes 1–100 changes as one changeset, without changing anything yet. Each item: entity, action (create, update or delete; the profile is only updated), record_id (for update and delete) and fields (for create and update; for an update, only the fields that change; the input schema lists the fields of each entity). Everything is checked first: if any item is invalid, nothing is staged and the error names each problem. Every staged change starts ticked. Then show the person what you propose, untick what they do not want (set_change_ticked), and apply only when they agree (apply_changes).',
     scope: 'edits:write',
-    input: ProposeInput,
+    input: ProposeChangesInput,
     output: Changeset,
     annotations: write(false, false),
     async run(principal, { session_id: sessionId, ...body }) {

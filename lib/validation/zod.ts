@@ -27,6 +27,7 @@ export {
   array,
   boolean,
   coerce,
+  discriminatedUnion,
   email,
   enum,
   extend,

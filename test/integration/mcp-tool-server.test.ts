@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { localUserId } from '../../infra/local/dev-issuer.ts';
@@ -13,10 +13,10 @@ import { baseUrl, obtainTokens } from '../support/oauth.ts';
 import { arrangeTenant, type Tenant } from '../support/tenants.ts';
 
 const mcpUrl = () => `${baseUrl()}/mcp`;
-// The SDK publishes draft-07 schemas; ajv-formats checks uuid and date-time. (Its CommonJS
-// default export reaches ESM as the module object.)
-const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
-const ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
+// The tool server publishes JSON Schema 2020-12; ajv-formats checks uuid, date-time, email and
+// uri. (Its CommonJS default export reaches ESM as the module object.)
+const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv2020) => Ajv2020 };
+const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
 
 /** A tool call whose structuredContent is checked against the tool's declared output schema. */
 async function callChecked(
@@ -160,6 +160,76 @@ describe('the assistant tool server through the MCP SDK client', () => {
       items: [{ entity: 'faq', action: 'create', fields: { question: 'Dogs?', answer: 'Outside.' } }],
     });
     expect((await call('discard_changes', { changeset_id: third.id })).status).toBe('discarded');
+  });
+
+  it('types propose_changes items per entity: the client refuses a misspelt field, and a proposal across entities stages', async () => {
+    const { tools } = await client.listTools();
+    const clientCheck = ajv.compile(tools.find((tool) => tool.name === 'propose_changes')?.inputSchema ?? {});
+    const session = await callChecked(client, schemas, 'open_edit_session', {
+      business_id: tenant.businessId,
+    });
+    const faqs = await callChecked(client, schemas, 'propose_changes', {
+      session_id: session.id,
+      items: [
+        { entity: 'faq', action: 'create', fields: { question: 'Typed?', answer: 'Yes.' } },
+        { entity: 'faq', action: 'create', fields: { question: 'Gone soon?', answer: 'Yes.' } },
+      ],
+    });
+    const [kept, dropped] = (await callChecked(client, schemas, 'apply_changes', { changeset_id: faqs.id }))
+      .items as { record_id: string }[];
+    const proposal = {
+      session_id: session.id,
+      summary: 'One change of each kind',
+      items: [
+        {
+          entity: 'profile',
+          action: 'update',
+          fields: { tagline: 'Fresh every morning', founded_year: 1921 },
+        },
+        {
+          entity: 'location',
+          action: 'create',
+          fields: {
+            name: 'Harbour shop',
+            address: { line1: 'Hafenstraße 1', city: 'Hamburg', country: 'DE' },
+            timezone: 'Europe/Berlin',
+            opening_hours: [{ day: 'monday', opens: '07:00', closes: '13:00' }],
+          },
+        },
+        {
+          entity: 'job_posting',
+          action: 'create',
+          fields: {
+            title: 'Baker',
+            description: 'Early mornings.',
+            employment_type: 'part_time',
+            salary: { min: 2000, max: 2600, currency: 'EUR', period: 'month' },
+          },
+        },
+        { entity: 'faq', action: 'update', record_id: kept?.record_id, fields: { answer: 'Yes, typed.' } },
+        { entity: 'faq', action: 'delete', record_id: dropped?.record_id },
+      ],
+    };
+    const misspelt = {
+      session_id: session.id,
+      items: [{ entity: 'faq', action: 'update', record_id: kept?.record_id, fields: { answr: 'No.' } }],
+    };
+
+    expect(clientCheck(proposal), ajv.errorsText(clientCheck.errors)).toBe(true);
+    const staged = await callChecked(client, schemas, 'propose_changes', proposal);
+    expect(
+      staged.items.map((item: { entity: string; action: string }) => `${item.entity} ${item.action}`),
+    ).toEqual(['profile update', 'location create', 'job_posting create', 'faq update', 'faq delete']);
+    expect(clientCheck(misspelt)).toBe(false);
+    expect(clientCheck.errors).toContainEqual(
+      expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'answr' } }),
+    );
+    const refused = (await client.callTool({
+      name: 'propose_changes',
+      arguments: misspelt,
+    })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(/"answr"/);
   });
 
   it.each([

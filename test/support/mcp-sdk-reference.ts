@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import type { McpHttpResponse } from '#lib/mcp/streamable-http.ts';
@@ -10,6 +11,12 @@ import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/t
  * with our tools behind WebStandardStreamableHTTPServerTransport (stateless, JSON responses), a
  * fresh pair per request. The reference that test/unit/mcp-sdk-parity.test.ts compares our own
  * answers with; the tools run as they do in the service.
+ *
+ * One change to the SDK's answers: McpServer converts tool schemas with its own
+ * toJsonSchemaCompat but without a target, so it publishes draft-07, where MCP (2025-11-25 and
+ * later) defines JSON Schema 2020-12 and the tool server publishes that. The reference re-emits
+ * the tools/list schemas with the same SDK function given the 2020-12 target, which is the SDK
+ * with that call fixed (typescript-sdk issue 2084); everything else is the SDK's answer as sent.
  */
 export async function sdkToolServer(
   principal: AssistantPrincipal,
@@ -57,9 +64,32 @@ export async function sdkToolServer(
     return {
       statusCode: response.status,
       headers: Object.fromEntries(response.headers),
-      body: await response.text(),
+      body: withSchemasIn2020(await response.text()),
     };
   } finally {
     await server.close();
   }
+}
+
+const toolsByName = new Map((tools as ToolDefinition[]).map((tool) => [tool.name, tool]));
+
+/** The body with each listed tool's schemas converted by the SDK for JSON Schema 2020-12. */
+function withSchemasIn2020(body: string): string {
+  if (!body.includes('"inputSchema"')) return body;
+  const parsed = JSON.parse(body) as unknown;
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const listed = (message as { result?: { tools?: Record<string, unknown>[] } }).result?.tools ?? [];
+    for (const entry of listed) {
+      const tool = toolsByName.get(entry.name as string) as ToolDefinition;
+      entry.inputSchema = toJsonSchemaCompat(tool.input(), {
+        target: 'draft-2020-12',
+        pipeStrategy: 'input',
+      });
+      entry.outputSchema = toJsonSchemaCompat(tool.output(), {
+        target: 'draft-2020-12',
+        pipeStrategy: 'output',
+      });
+    }
+  }
+  return JSON.stringify(parsed);
 }

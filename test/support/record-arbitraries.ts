@@ -79,6 +79,15 @@ const valid: Record<string, fc.Arbitrary<unknown>> = {
   latitude: degrees(90),
   longitude: degrees(180),
   timezone: fc.constantFrom('Europe/Berlin', 'America/New_York', 'UTC', 'Asia/Tokyo'),
+  tagline: fc.string({ maxLength: 300 }),
+  website_url: url,
+  industry_id: text(100),
+  social_links: fc.record(
+    { facebook: url, instagram: url, x: url, linkedin: url, youtube: url, tiktok: url },
+    { requiredKeys: [] },
+  ),
+  languages: fc.array(fc.constantFrom('en', 'de-CH', 'zh-Hant-TW'), { maxLength: 3 }),
+  founded_year: fc.integer({ min: 1000, max: 2100 }),
   opening_hours: fc.array(
     fc.record({ day: fc.constantFrom('monday', 'tuesday', 'sunday'), opens: hhmm, closes: hhmm }),
     { maxLength: 5 },

@@ -345,7 +345,7 @@ describe('one endpoint, both eras', () => {
     expect(json.result).not.toHaveProperty('resultType');
   });
 
-  it('answers a legacy tools/list without resultType or cache hints, with the legacy schemas', async () => {
+  it('answers a legacy tools/list without resultType or cache hints, with execution', async () => {
     const headers = {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
@@ -354,7 +354,8 @@ describe('one endpoint, both eras', () => {
     const { json } = await send({ headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     expect(Object.keys(json.result)).toEqual(['tools']);
     expect(json.result.tools[0].execution).toEqual({ taskSupport: 'forbidden' });
-    expect(json.result.tools[0].inputSchema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    // JSON Schema 2020-12 in every era: MCP's dialect for tool schemas since 2025-11-25.
+    expect(json.result.tools[0].inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
   });
 
   it('still refuses a page of another origin with 403, in the modern era too', async () => {
