@@ -66,6 +66,52 @@ describe('a 2026-07-28 client of /mcp', () => {
     expect(record.data.question).toBe('Modern?');
   });
 
+  it('calls every listed tool, each answered as a complete result', async () => {
+    const listed = await send(modernPost('tools/list'));
+    const names: string[] = listed.body.result.tools.map((tool: { name: string }) => tool.name);
+    const called = new Set<string>();
+    const callAndNote = async (name: string, args: Record<string, unknown>) => {
+      called.add(name);
+      return call(name, args);
+    };
+
+    await callAndNote('list_businesses', {});
+    const session = await callAndNote('open_edit_session', { business_id: tenant.businessId });
+    const snapshot = await callAndNote('get_snapshot', { session_id: session.id });
+    expect(snapshot.profile.version).toEqual(expect.any(Number));
+    await callAndNote('read_record', { session_id: session.id, entity: 'profile', record_id: 'profile' });
+    const items = [
+      { entity: 'faq', action: 'create', fields: { question: 'Every tool?', answer: 'Every one.' } },
+      { entity: 'profile', action: 'update', fields: { tagline: 'Called by a 2026-07-28 client' } },
+    ];
+    const kept = await callAndNote('propose_changes', { session_id: session.id, items });
+    const dropped = await callAndNote('propose_changes', {
+      session_id: session.id,
+      items: items.slice(0, 1),
+    });
+    const unticked = await callAndNote('set_change_ticked', {
+      changeset_id: kept.id,
+      item_id: kept.items[1].id,
+      ticked: false,
+    });
+    expect(unticked.items.map((item: { ticked: boolean }) => item.ticked)).toEqual([true, false]);
+    expect((await callAndNote('get_changeset', { changeset_id: kept.id })).status).toBe('staged');
+    expect((await callAndNote('discard_changes', { changeset_id: dropped.id })).status).toBe('discarded');
+    const applied = await callAndNote('apply_changes', { changeset_id: kept.id });
+    expect(applied.items.map((item: { status: string }) => item.status)).toEqual(['applied', 'skipped']);
+    const log = await callAndNote('read_change_log', { business_id: tenant.businessId, limit: 5 });
+    const created = log.entries.find(
+      (entry: { record_id: string }) => entry.record_id === applied.items[0].record_id,
+    );
+    const undone = await callAndNote('undo_change', { business_id: tenant.businessId, entry_id: created.id });
+    expect(undone.undo_of).toBe(created.id);
+    // The undo took the FAQ away, so reverting the changeset now finds nothing to revert.
+    const reverted = await callAndNote('revert_changes', { changeset_id: kept.id });
+    expect(reverted.items[0].status).toBe('revert_conflict');
+
+    expect([...called].sort()).toEqual([...names].sort());
+  });
+
   it('is refused with 400 -32020 when a header disagrees with the body, over HTTP', async () => {
     const response = await send(
       modernPost(
