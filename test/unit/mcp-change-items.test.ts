@@ -2,10 +2,10 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
 import { type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
+import { testAssistant } from '../support/assistant-principal.ts';
 import { invalidBody, validBody } from '../support/record-arbitraries.ts';
 
 // The tools' modules read the table name at load (their DynamoDB client); nothing here calls it.
@@ -19,13 +19,7 @@ vi.hoisted(() => {
 
 // ajv-formats is CommonJS; under ESM its function is the default export's `default`.
 const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv2020) => Ajv2020 };
-const principal: AssistantPrincipal = {
-  kind: 'assistant',
-  userId: 'user-1',
-  clientId: 'client-1',
-  scopes: ['edits:read', 'edits:write'],
-  grantId: 'grant-1',
-};
+const principal = testAssistant;
 const SESSION = '5e551011-0000-4000-8000-000000000001';
 const RECORD = 'fa000000-0000-4000-8000-000000000002';
 

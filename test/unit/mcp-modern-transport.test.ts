@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
+import { testAssistant } from '../support/assistant-principal.ts';
 import { MODERN_CLIENT_INFO, type ModernPost, modernPost } from '../support/mcp-modern-client.ts';
 
 // The tools' modules read the table name at load (their DynamoDB client); nothing here calls it.
@@ -13,13 +13,7 @@ vi.hoisted(() => {
 // requests that reach no database are sent here; test/integration/mcp-modern.test.ts runs tools
 // through the harness.
 
-const principal: AssistantPrincipal = {
-  kind: 'assistant',
-  userId: 'user-1',
-  clientId: 'client-1',
-  scopes: ['edits:read', 'edits:write'],
-  grantId: 'grant-1',
-};
+const principal = testAssistant;
 const SERVED = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 
 async function send(post: ModernPost | { headers: ModernPost['headers']; body: unknown }) {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
+import { testAssistant } from '../support/assistant-principal.ts';
 import { sdkToolServer } from '../support/mcp-sdk-reference.ts';
 
 // The tools' modules read the table name at load (their DynamoDB client); nothing here calls it.
@@ -15,13 +15,7 @@ vi.hoisted(() => {
 
 const ISSUER = 'https://api.example.com';
 const INSPECTOR = 'http://localhost:6274';
-const principal: AssistantPrincipal = {
-  kind: 'assistant',
-  userId: 'user-1',
-  clientId: 'client-1',
-  scopes: ['edits:read', 'edits:write'],
-  grantId: 'grant-1',
-};
+const principal = testAssistant;
 const HEADERS = {
   accept: 'application/json, text/event-stream',
   'content-type': 'application/json',
