@@ -180,7 +180,7 @@ export class ServiceFunction extends Construct {
     if (route.permissions.oauthSigningKey) {
       role.addToPolicy(
         new iam.PolicyStatement({
-          actions: secretActions(route.permissions.oauthSigningKey === 'readwrite'),
+          actions: secretActions(true),
           resources: [refs.oauthSigningKeyArn],
         }),
       );

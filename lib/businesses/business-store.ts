@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { MemberRole } from '#lib/auth/business-access.ts';
-import { memberItem } from '#lib/businesses/member-item.ts';
+import { memberItem, putWhileBusinessExists } from '#lib/businesses/member-item.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { completeFields } from '#lib/records/complete-fields.ts';
@@ -71,20 +71,7 @@ export async function createBusiness(input: {
 
 /** Grant a user a role in a business (replacing any role they had), only if the business exists. */
 export async function putMember(businessId: string, userId: string, role: MemberRole): Promise<void> {
-  await dynamo.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: keys.business(businessId),
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-        { Put: { TableName: tableName, Item: memberItem(businessId, userId, role) } },
-      ],
-    }),
-  );
+  await putWhileBusinessExists(businessId, memberItem(businessId, userId, role));
 }
 
 /** Take a user's role in a business away; false when they had none. */

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { MemberRole } from '#lib/auth/business-access.ts';
-import { memberItem } from '#lib/businesses/member-item.ts';
+import { memberItem, putWhileBusinessExists } from '#lib/businesses/member-item.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, normaliseEmail, pendingMembers, withoutKeys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
@@ -34,20 +34,7 @@ export async function putPendingMember(
     invited_at: new Date().toISOString(),
   };
   try {
-    await dynamo.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: tableName,
-              Key: keys.business(businessId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          { Put: { TableName: tableName, Item: { ...keys.pendingMember(email, businessId), ...pending } } },
-        ],
-      }),
-    );
+    await putWhileBusinessExists(businessId, { ...keys.pendingMember(email, businessId), ...pending });
   } catch (error) {
     if (error instanceof TransactionCanceledException) throw new NotFoundError(`No business ${businessId}`);
     throw error;

@@ -12,10 +12,10 @@ export interface RoutePermissions {
   sendEmail?: boolean;
   internalApiKeys?: boolean;
   /**
-   * The OAuth signing key secret: 'read' publishes its public half (JWKS); 'readwrite' signs
-   * tokens and may create the first key (the token endpoint only).
+   * The OAuth signing key secret: signing tokens and creating the first key (the token endpoint
+   * only; the public keys are read from the table).
    */
-  oauthSigningKey?: 'read' | 'readwrite';
+  oauthSigningKey?: 'readwrite';
 }
 
 /**

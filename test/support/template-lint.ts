@@ -1,6 +1,18 @@
 import { loadAwsServiceSpecSync } from '@aws-cdk/aws-service-spec';
 import type { Property, PropertyType, Resource, SpecDatabase } from '@aws-cdk/service-spec-types';
 import type { Json } from './cdk-app.ts';
+import {
+  FUNCTIONS,
+  intrinsicName,
+  isCustomResource,
+  isNoValue,
+  isPlainObject,
+  kindOf,
+  LIST_FUNCTIONS,
+  PSEUDO_PARAMETERS,
+  RESOURCE_KEYS,
+  STRING_FUNCTIONS,
+} from './cloudformation-vocabulary.ts';
 
 /**
  * Checks CloudFormation templates against AWS's CloudFormation resource specification (the
@@ -42,86 +54,6 @@ export const formatFinding = (f: Finding): string => `${f.stack}/${f.logicalId}:
 
 /** The specification, loaded once per test file (~0.7 s). */
 export const loadSpec = (): SpecDatabase => loadAwsServiceSpecSync();
-
-const RESOURCE_KEYS = new Set([
-  'Type',
-  'Properties',
-  'DependsOn',
-  'Condition',
-  'Metadata',
-  'DeletionPolicy',
-  'UpdateReplacePolicy',
-  'UpdatePolicy',
-  'CreationPolicy',
-]);
-
-const PSEUDO_PARAMETERS = new Set([
-  'AWS::AccountId',
-  'AWS::NotificationARNs',
-  'AWS::NoValue',
-  'AWS::Partition',
-  'AWS::Region',
-  'AWS::StackId',
-  'AWS::StackName',
-  'AWS::URLSuffix',
-]);
-
-const FUNCTIONS = new Set([
-  'Ref',
-  'Fn::And',
-  'Fn::Base64',
-  'Fn::Cidr',
-  'Fn::Contains',
-  'Fn::EachMemberEquals',
-  'Fn::EachMemberIn',
-  'Fn::Equals',
-  'Fn::FindInMap',
-  'Fn::GetAZs',
-  'Fn::GetAtt',
-  'Fn::If',
-  'Fn::ImportValue',
-  'Fn::Join',
-  'Fn::Length',
-  'Fn::Not',
-  'Fn::Or',
-  'Fn::RefAll',
-  'Fn::Select',
-  'Fn::Split',
-  'Fn::Sub',
-  'Fn::ToJsonString',
-  'Fn::Transform',
-  'Fn::ValueOf',
-  'Fn::ValueOfAll',
-]);
-
-/** Functions whose result is always a string, and those whose result is always a list. */
-const STRING_FUNCTIONS = new Set(['Fn::Base64', 'Fn::Join', 'Fn::Sub', 'Fn::ToJsonString']);
-const LIST_FUNCTIONS = new Set(['Fn::Cidr', 'Fn::GetAZs', 'Fn::Split']);
-
-/** Custom resources take whatever properties their provider reads. */
-const isCustomResource = (type: string) =>
-  type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource';
-
-const isPlainObject = (value: Json): value is Record<string, Json> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** `{ "Ref": … }` or `{ "Fn::…": … }`: one key, naming a function. */
-const intrinsicName = (value: Json): string | undefined => {
-  if (!isPlainObject(value)) return undefined;
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return undefined;
-  const [key] = keys as [string];
-  return key === 'Ref' || key.startsWith('Fn::') ? key : undefined;
-};
-
-const kindOf = (value: Json): string => {
-  if (Array.isArray(value)) return 'a list';
-  if (value === null) return 'null';
-  if (isPlainObject(value)) return 'an object';
-  return `the ${typeof value} ${JSON.stringify(value)}`;
-};
-
-const isNoValue = (value: Json) => isPlainObject(value) && value.Ref === 'AWS::NoValue';
 
 export function createTemplateLinter(db: SpecDatabase, gaps: readonly SpecGap[] = []) {
   const resourceSpecs = new Map<string, Resource | undefined>();
