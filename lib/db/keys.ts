@@ -120,6 +120,18 @@ export const keys = {
   oauthCode: (codeHash: string): ItemKey => ({ pk: `OAUTH_CODE#${codeHash}`, sk: 'CODE' }),
   /** A grant: what one consent gave one client; refresh tokens and access tokens hang off it. */
   oauthGrant: (grantId: string): ItemKey => ({ pk: `OAUTH_GRANT#${grantId}`, sk: 'GRANT' }),
+  /** gsi1 keys of a grant: one user's connected assistants, oldest first. */
+  oauthGrantOfUser: (userId: string, createdAt: string, grantId: string) => ({
+    gsi1pk: `OAUTH_GRANTS#${userId}`,
+    gsi1sk: `${createdAt}#${grantId}`,
+  }),
+  /** A client's grants, in the client's partition: revoking or blocking the client ends them all. */
+  oauthClientGrant: (clientId: string, grantId: string): ItemKey => ({
+    pk: `OAUTH_CLIENT#${clientId}`,
+    sk: `GRANT#${grantId}`,
+  }),
+  /** That an operator blocked a metadata-document client (its URL is the client_id). */
+  oauthClientBlock: (clientId: string): ItemKey => ({ pk: `OAUTH_CLIENT#${clientId}`, sk: 'BLOCKED' }),
   /** The public keys of access tokens with their schedule (lib/oauth/published-keys.ts): one item. */
   oauthPublishedKeys: (): ItemKey => ({ pk: 'OAUTH_KEYS', sk: 'PUBLISHED' }),
   /** A refresh token, by its SHA-256. */

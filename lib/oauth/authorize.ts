@@ -3,8 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { requiredEnv } from '#lib/config/env.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import type { OAuthClient } from '#lib/oauth/clients.ts';
-import { resolveClient } from '#lib/oauth/clients.ts';
+import { type ClientSource, clientSource, type OAuthClient, resolveClient } from '#lib/oauth/clients.ts';
 import { redirectHost, redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
 import {
   CONSENT_REQUEST_SECONDS,
@@ -41,6 +40,7 @@ export interface ConsentRequestItem {
   id: string;
   client_id: string;
   client_name: string;
+  client_source: ClientSource;
   redirect_uri: string;
   state: string | null;
   code_challenge: string;
@@ -96,6 +96,7 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
     client_id: client.client_id,
     // A registration may leave the name out: then the place the code goes names the client.
     client_name: client.client_name || redirectHost(redirectUri),
+    client_source: clientSource(client),
     redirect_uri: redirectUri,
     state: params.state ?? null,
     code_challenge: params.code_challenge,

@@ -21,6 +21,22 @@ export interface OAuthClient {
   source: 'registration' | 'cli' | 'metadata_document';
 }
 
+/**
+ * Who vouches for a client, as the consent page and the grants list say it: an operator
+ * (`preregistered`, the CLI), the client's own https URL (`metadata_document`), or nobody
+ * (`dynamic`, registered by anyone through RFC 7591).
+ */
+export type ClientSource = 'preregistered' | 'metadata_document' | 'dynamic';
+
+const CLIENT_SOURCES: Record<OAuthClient['source'], ClientSource> = {
+  cli: 'preregistered',
+  metadata_document: 'metadata_document',
+  registration: 'dynamic',
+};
+
+export const clientSource = (client: Pick<OAuthClient, 'source'>): ClientSource =>
+  CLIENT_SOURCES[client.source];
+
 interface StoredClient extends OAuthClient {
   created_at: string;
   revoked_at?: string;

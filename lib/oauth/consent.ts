@@ -89,6 +89,8 @@ export async function decideConsentRequest(
           ...keys.oauthCode(hashSecret(code)),
           grant_id: randomUUID(),
           client_id: request.client_id,
+          client_name: request.client_name,
+          client_source: request.client_source,
           redirect_uri: request.redirect_uri,
           code_challenge: request.code_challenge,
           resource: request.resource,

@@ -79,5 +79,7 @@ export const CODE_SECONDS = 60;
 export const CONSENT_REQUEST_SECONDS = 10 * 60;
 /** A refresh token unused this long expires (sliding), and so does its grant. */
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 60 * 60;
+/** However often it is refreshed, a grant ends this long after the consent that started it. */
+export const GRANT_MAX_SECONDS = 90 * 24 * 60 * 60;
 /** How long a rotated refresh token stays usable, so that two concurrent refreshes both succeed. */
 export const REFRESH_GRACE_SECONDS = 30;

@@ -4,11 +4,13 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
+import type { ClientSource } from '#lib/oauth/clients.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { revokeGrant } from '#lib/oauth/revocation.ts';
 import {
   accessTokenSeconds,
   canonicalResource,
+  GRANT_MAX_SECONDS,
   issuer,
   REFRESH_GRACE_SECONDS,
   REFRESH_TOKEN_SECONDS,
@@ -28,6 +30,8 @@ import { signAccessToken } from '#lib/oauth/signing-key.ts';
 interface CodeItem {
   grant_id: string;
   client_id: string;
+  client_name: string;
+  client_source: ClientSource;
   redirect_uri: string;
   code_challenge: string;
   resource: string;
@@ -98,6 +102,8 @@ async function exchangeCode(request: TokenRequest) {
   assertSameResource(request.resource, stored.resource);
 
   const refreshToken = newRefreshToken();
+  const createdAt = new Date().toISOString();
+  const endsAtEpoch = nowSeconds() + GRANT_MAX_SECONDS;
   const refreshItem: RefreshItem = {
     grant_id: stored.grant_id,
     generation: 1,
@@ -125,14 +131,19 @@ async function exchangeCode(request: TokenRequest) {
               TableName: tableName,
               Item: {
                 ...keys.oauthGrant(stored.grant_id),
+                ...keys.oauthGrantOfUser(stored.user_id, createdAt, stored.grant_id),
                 grant_id: stored.grant_id,
                 client_id: stored.client_id,
+                client_name: stored.client_name,
+                client_source: stored.client_source,
                 user_id: stored.user_id,
                 resource: stored.resource,
                 scopes: stored.scopes,
                 generation: 1,
-                rotated_at: new Date().toISOString(),
-                created_at: new Date().toISOString(),
+                rotated_at: createdAt,
+                created_at: createdAt,
+                last_used_at: createdAt,
+                ends_at_epoch: endsAtEpoch,
                 expires_at_epoch: refreshItem.expires_at_epoch,
               },
               ConditionExpression: 'attribute_not_exists(pk)',
@@ -144,16 +155,59 @@ async function exchangeCode(request: TokenRequest) {
               Item: { ...keys.oauthRefreshToken(hashSecret(refreshToken)), ...refreshItem },
             },
           },
+          clientStillAllowed(stored),
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.oauthClientGrant(stored.client_id, stored.grant_id),
+                grant_id: stored.grant_id,
+                expires_at_epoch: endsAtEpoch,
+              },
+            },
+          },
         ],
       }),
     );
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
+    if (error.CancellationReasons?.[CLIENT_CHECK]?.Code === 'ConditionalCheckFailed') {
+      throw invalidGrant('The client was revoked or blocked');
+    }
     // A concurrent exchange of the same code won: this is a second use.
     await revokeGrant(stored.grant_id);
     throw invalidGrant('The code was already used; everything issued with it is revoked');
   }
   return tokenResponse(refreshItem, refreshItem.scopes, refreshToken);
+}
+
+/** The position of clientStillAllowed in the exchange's transaction. */
+const CLIENT_CHECK = 3;
+
+/**
+ * The exchange's guard against a client revoked or blocked meanwhile: revoking a client marks it
+ * first and then ends the grants it finds, so a grant is either found or never created. A
+ * registered client's first grant also keeps it: the 24-hour expiry of an unused registration is
+ * removed.
+ */
+function clientStillAllowed(code: CodeItem) {
+  if (code.client_source === 'metadata_document') {
+    return {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.oauthClientBlock(code.client_id),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.oauthClient(code.client_id),
+      UpdateExpression: 'REMOVE expires_at_epoch',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+    },
+  };
 }
 
 async function refresh(request: TokenRequest) {
