@@ -1,0 +1,34 @@
+import { logger } from '#lib/observability/logger.ts';
+
+/**
+ * Events of the authorization server an operator counts and alarms on: each is one warn line
+ * whose `security_event` field names it (a CloudWatch metric filter matches on that field), with
+ * the ids needed to follow it up. Never a token, a code or a secret.
+ */
+export type SecurityEventName =
+  /** A refresh token was used after its grace period: copied, so its whole grant ended. */
+  | 'refresh_token_reused'
+  /** A spent authorization code was presented again by its client: what it issued ended. */
+  | 'code_reused'
+  /** An operator revoked a registered client; its grants ended. */
+  | 'client_revoked'
+  /** An operator blocked a metadata-document client by URL; its grants ended. */
+  | 'client_blocked'
+  /** An operator lifted a block. */
+  | 'client_unblocked'
+  /** A person disconnected an assistant (ended one of their grants). */
+  | 'grant_ended_by_user'
+  /** A client revoked a token at /oauth/revoke, ending its grant. */
+  | 'grant_revoked_by_client';
+
+export interface SecurityEventFields {
+  grant_id?: string | undefined;
+  client_id?: string | undefined;
+  user_id?: string | undefined;
+  /** How many grants the event ended, when it ended several. */
+  grants_ended?: number | undefined;
+}
+
+export function securityEvent(name: SecurityEventName, fields: SecurityEventFields): void {
+  logger.warn(`OAuth security event: ${name}`, { security_event: name, ...fields });
+}
