@@ -9,6 +9,22 @@ const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
 
 export const isLoopbackRedirect = (url: URL) => url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 
+/**
+ * Whether a URI carries userinfo, judged on the string as sent: `new URL('http://@host/')` has an
+ * empty username, so only the raw authority shows the `@`.
+ */
+export function hasUserinfo(uri: string): boolean {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri)?.[1] ?? '';
+  const url = URL.parse(uri);
+  return authority.includes('@') || Boolean(url?.username || url?.password);
+}
+
+/**
+ * Whether a URI has a fragment, judged on the string as sent: `new URL('https://a.example/cb#').hash`
+ * is '' although the URI ends in an empty fragment (RFC 6749 §3.1.2 forbids any).
+ */
+export const hasFragment = (uri: string): boolean => uri.includes('#');
+
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   let url: URL;
@@ -17,10 +33,10 @@ export function redirectUriProblem(uri: string): string | undefined {
   } catch {
     return `'${uri}' is not an absolute URI`;
   }
-  if (url.hash) return 'A redirect URI must not contain a fragment';
+  if (hasFragment(uri)) return 'A redirect URI must not contain a fragment, not even an empty one (#)';
   if (REFUSED_SCHEMES.has(url.protocol)) return `The ${url.protocol} scheme is not allowed for redirect URIs`;
-  if (url.protocol === 'https:')
-    return url.username || url.password ? 'No credentials in redirect URIs' : undefined;
+  if (hasUserinfo(uri)) return 'No credentials (user name, password or @) in redirect URIs';
+  if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') {
     return isLoopbackRedirect(url)
       ? undefined
@@ -32,9 +48,11 @@ export function redirectUriProblem(uri: string): string | undefined {
 
 /**
  * Whether a redirect URI sent to /oauth/authorize or /oauth/token matches a registered one: exact
- * string comparison, except that a loopback redirect may use any port (RFC 8252 §7.3).
+ * string comparison, except that a loopback redirect may use any port (RFC 8252 §7.3). A fragment
+ * or userinfo never matches, whatever was registered: the port-free comparison would not see them.
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
+  if (hasFragment(requested) || hasUserinfo(requested)) return false;
   if (registered.includes(requested)) return true;
   let asked: URL;
   try {
