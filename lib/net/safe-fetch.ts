@@ -50,7 +50,7 @@ export class SafeFetchError extends Error {
  * servers tests start: `SAFE_FETCH_ALLOW=http://127.0.0.1:4321,https://localhost:9443`. Production
  * never sets it. Read on every call (it is cheap) so a test can set it and restore it afterwards.
  */
-function trustedOrigins(): Set<string> {
+export function trustedOrigins(): Set<string> {
   const entries = (optionalEnv('SAFE_FETCH_ALLOW') ?? '').split(',').map((entry) => entry.trim());
   return new Set(
     entries

@@ -3,22 +3,24 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { requiredEnv } from '#lib/config/env.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { isClientMetadataUrl, metadataUrlProblem } from '#lib/oauth/client-metadata-document.ts';
+import { grantedScopes } from '#lib/oauth/client-scopes.ts';
 import { type ClientSource, clientSource, type OAuthClient, resolveClient } from '#lib/oauth/clients.ts';
 import { redirectHost, redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
 import {
   CONSENT_REQUEST_SECONDS,
   canonicalResource,
   issuer,
-  parseScopes,
   resources,
   type Scope,
 } from '#lib/oauth/settings.ts';
 
 /**
  * GET /oauth/authorize (DESIGN §9). The client and its redirect URI are judged first: until both
- * are trusted nothing is sent anywhere, and a failure is an error page. After that every failure
- * goes back to the client as an RFC 6749 §4.1.2.1 error redirect carrying `state` and `iss`.
- * Success stores a pending consent request (10 minutes) and sends the browser to the console.
+ * are trusted nothing is sent anywhere, and a failure is an error page. After that a failure goes
+ * back to a pre-registered client as an RFC 6749 §4.1.2.1 error redirect carrying `state` and
+ * `iss`; for a client nobody vetted it is an error page too (see refusal below). Success stores a
+ * pending consent request (10 minutes) and sends the browser to the console.
  */
 export type AuthorizeOutcome =
   | { kind: 'redirect'; location: string }
@@ -61,6 +63,8 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
   const { client_id: clientId, redirect_uri: requestedRedirect } = params;
   if (!clientId) return errorPage('The request names no client_id.');
   if (clientId.length > MAX_CLIENT_ID_LENGTH) return errorPage('The client_id is too long.');
+  const urlProblem = isClientMetadataUrl(clientId) ? metadataUrlProblem(clientId) : undefined;
+  if (urlProblem) return errorPage(`The client_id ${urlProblem}.`);
   const client = await resolveClient(clientId);
   if (!client) {
     return errorPage(
@@ -72,10 +76,7 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
     return errorPage('The redirect_uri is not one the client registered, so nothing was sent to it.');
   }
 
-  const back = (error: string, description: string): AuthorizeOutcome => ({
-    kind: 'redirect',
-    location: withParams(redirectUri, { error, error_description: description, state: params.state }),
-  });
+  const back = refusal(client, redirectUri, params.state);
   if (params.response_type !== 'code')
     return back('unsupported_response_type', 'Only response_type=code is supported');
   if (!params.code_challenge) return back('invalid_request', 'PKCE is required: send code_challenge (S256)');
@@ -85,8 +86,8 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
   if (!S256_CHALLENGE.test(params.code_challenge)) {
     return back('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)');
   }
-  const scopes = parseScopes(params.scope);
-  if (typeof scopes === 'string') return back('invalid_scope', `Unsupported scope: ${scopes}`);
+  const scopes = grantedScopes(params.scope, client.scope);
+  if (!Array.isArray(scopes)) return back('invalid_scope', scopes.problem);
   const resource = params.resource === undefined ? resources().mcp : canonicalResource(params.resource);
   if (!resource) return back('invalid_target', 'resource must be this service’s /mcp or /api/v1/edits');
 
@@ -127,6 +128,24 @@ export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutco
 function chooseRedirectUri(client: OAuthClient, requested: string | undefined): string | undefined {
   if (requested === undefined) return client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined;
   return redirectUriMatches(client.redirect_uris, requested) ? requested : undefined;
+}
+
+/**
+ * How a request is refused once client and redirect URI are known. A pre-registered client's
+ * redirect URIs were vetted by an operator, so the refusal goes back there (RFC 6749 §4.1.2.1).
+ * Anyone can register a client or publish a metadata document with any redirect URI, so
+ * redirecting their errors would make this endpoint an open redirector (RFC 9700 §4.11.2): a link
+ * to this trusted host, with a parameter broken on purpose, would send the browser on to any site
+ * without a person ever being asked. Their refusals stay on an error page.
+ */
+function refusal(client: OAuthClient, redirectUri: string, state: string | undefined) {
+  return (error: string, description: string): AuthorizeOutcome =>
+    clientSource(client) === 'preregistered'
+      ? {
+          kind: 'redirect',
+          location: withParams(redirectUri, { error, error_description: description, state }),
+        }
+      : errorPage(`The assistant’s request cannot be used (${error}): ${description}.`);
 }
 
 /** A redirect back to the client: its URI with our parameters added, and always `iss` (RFC 9207). */

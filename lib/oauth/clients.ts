@@ -6,8 +6,9 @@ import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { NotFoundError, OAuthError, RateLimitedError } from '#lib/http/errors.ts';
 import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/client-metadata-document.ts';
+import { clientNameProblem } from '#lib/oauth/client-name.ts';
+import { registeredScopes } from '#lib/oauth/client-scopes.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
-import { SUPPORTED_SCOPES } from '#lib/oauth/settings.ts';
 
 /**
  * OAuth clients (DESIGN §9). A client is either an https URL whose Client ID Metadata Document
@@ -19,6 +20,8 @@ export interface OAuthClient {
   client_name: string | undefined;
   redirect_uris: string[];
   source: 'registration' | 'cli' | 'metadata_document';
+  /** The scopes it registered, space-separated; absent: any scope the server supports. */
+  scope?: string | undefined;
 }
 
 /**
@@ -41,10 +44,22 @@ interface StoredClient extends OAuthClient {
   created_at: string;
   revoked_at?: string;
   scope: string;
+  /** Dynamic registrations only: when an unused one expires (TTL; removed by its first grant). */
+  expires_at_epoch?: number;
 }
 
 /** Registrations one source address may make per minute: far above a client that registers on every connect. */
 export const REGISTRATIONS_PER_MINUTE = 60;
+
+/**
+ * How long a dynamic registration lives if it never completes a grant: anyone may register, so
+ * the ones nobody uses must not pile up. The code exchange removes the expiry.
+ */
+export const UNUSED_REGISTRATION_SECONDS = 24 * 60 * 60;
+
+/** A registration past its expiry is gone, even before DynamoDB's TTL (which runs late) deletes it. */
+const isExpired = (item: Record<string, unknown>) =>
+  typeof item.expires_at_epoch === 'number' && item.expires_at_epoch * 1000 <= Date.now();
 
 /** The client behind a client_id, or undefined when there is none (or it was revoked). */
 export async function resolveClient(clientId: string): Promise<OAuthClient | undefined> {
@@ -52,7 +67,7 @@ export async function resolveClient(clientId: string): Promise<OAuthClient | und
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }),
   );
-  if (!Item || Item.revoked_at || Item.source === 'metadata_document') return undefined;
+  if (!Item || Item.revoked_at || Item.source === 'metadata_document' || isExpired(Item)) return undefined;
   return Item as unknown as StoredClient;
 }
 
@@ -68,16 +83,17 @@ export async function registerClient(input: ClientInput, sourceIp: string) {
   return createClient(input, 'registration');
 }
 
-/** Register a public client; redirect URIs and scopes are checked against DESIGN §9's rules. */
+/** Register a public client; redirect URIs, name and scopes are checked against DESIGN §9's rules. */
 export async function createClient(input: ClientInput, source: 'registration' | 'cli') {
   for (const uri of input.redirect_uris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', problem);
   }
-  const scopes = (input.scope ?? SUPPORTED_SCOPES.join(' ')).split(/\s+/).filter(Boolean);
-  const unknown = scopes.filter((scope) => !(SUPPORTED_SCOPES as readonly string[]).includes(scope));
-  if (unknown.length > 0) {
-    throw new OAuthError('invalid_client_metadata', `Unsupported scope: ${unknown.join(' ')}`);
+  const nameProblem = input.client_name === undefined ? undefined : clientNameProblem(input.client_name);
+  if (nameProblem) throw new OAuthError('invalid_client_metadata', nameProblem);
+  const scopes = registeredScopes(input.scope);
+  if (!Array.isArray(scopes)) {
+    throw new OAuthError('invalid_client_metadata', `Unsupported scope: ${scopes.unknown}`);
   }
   const createdAt = new Date();
   const client: StoredClient = {
@@ -87,6 +103,9 @@ export async function createClient(input: ClientInput, source: 'registration' | 
     source,
     scope: scopes.join(' '),
     created_at: createdAt.toISOString(),
+    ...(source === 'registration'
+      ? { expires_at_epoch: Math.floor(createdAt.getTime() / 1000) + UNUSED_REGISTRATION_SECONDS }
+      : {}),
   };
   await dynamo.send(
     new PutCommand({

@@ -31,6 +31,7 @@ export async function readConsentRequest(user: UserPrincipal, requestId: string)
     client_id: request.client_id,
     client_name: request.client_name,
     client_host: redirectHost(request.redirect_uri),
+    client_source: request.client_source,
     redirect_uri: request.redirect_uri,
     scopes: request.scopes.map((name) => ({ name, description: SCOPE_DESCRIPTIONS[name] })),
     resource: request.resource,

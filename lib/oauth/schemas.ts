@@ -143,6 +143,10 @@ export const ConsentRequestInfo = z.meta(
     client_id: z.string(),
     client_name: z.string(),
     client_host: z.meta(z.string(), { description: 'Host of the redirect URI: where the code will go' }),
+    client_source: z.meta(z.enum(['preregistered', 'metadata_document', 'dynamic']), {
+      description:
+        'Who vouches for the client, which the console must show: `preregistered` (an operator of this service registered it), `metadata_document` (the site whose https URL is the client_id describes it: show that host), `dynamic` (it registered itself; nobody has verified who made it: warn)',
+    }),
     redirect_uri: z.string(),
     scopes: z.array(ScopeInfo),
     resource: z.string(),

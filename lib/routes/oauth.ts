@@ -114,7 +114,7 @@ export const oauthRoutes = {
     handler: 'functions/oauth/authorize.ts',
     summary: 'Start authorization: 302 to the console consent page, or an error redirect or page',
     description:
-      'Answers 302 to `<consoleUrl>/oauth/consent?request_id=…` on success; an RFC 6749 error redirect (with `state` and `iss`) once the client and redirect URI are trusted; an HTML error page (400) before that.',
+      'Answers 302 to `<consoleUrl>/oauth/consent?request_id=…` on success. A failure is an HTML error page (400) while the client or redirect URI is not trusted, and always for a client nobody vetted (dynamically registered, or a Client ID Metadata Document: no open redirector, RFC 9700 §4.11.2); a pre-registered client gets an RFC 6749 error redirect (with `state` and `iss`) once its redirect URI is known. A scope outside those the client registered is `invalid_scope`.',
     successStatus: 200,
     request: { query: AuthorizeQuery },
     errors: [400],

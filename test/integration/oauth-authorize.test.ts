@@ -1,11 +1,62 @@
-import { randomUUID } from 'node:crypto';
-import { describe, expect, inject, it } from 'vitest';
+import { createHash, randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type * as oauth from 'oauth4webapi';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { keys } from '#lib/db/keys.ts';
 import { api } from '../support/api.ts';
 import { documentHits, scriptDocument } from '../support/document-host.ts';
-import { baseUrl, REDIRECT_URI, registerClient, startAuthorization } from '../support/oauth.ts';
+import { harnessTable } from '../support/harness-table.ts';
+import {
+  baseUrl,
+  postJsonFrom,
+  preRegisterClient,
+  REDIRECT_URI,
+  randomLoopbackAddress,
+  registerClient,
+  startAuthorization,
+} from '../support/oauth.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 
 const host = () => inject('documentHost');
+
+/** A Client ID Metadata Document served by the document host; its URL is the client_id. */
+async function publishDocument(fields: Record<string, unknown> = {}) {
+  const path = `/clients/${randomUUID()}.json`;
+  const clientId = `${host()}${path}`;
+  await scriptDocument(host(), path, {
+    status: 200,
+    body: JSON.stringify({
+      client_id: clientId,
+      client_name: 'Doc Assistant',
+      redirect_uris: [REDIRECT_URI],
+      ...fields,
+    }),
+  });
+  return { clientId, path };
+}
+
+/** The error page: 400, HTML, no redirect, and the headers every page of /oauth/authorize carries. */
+function expectErrorPage(started: Awaited<ReturnType<typeof startAuthorization>>, label = '') {
+  expect(started.response.status, label).toBe(400);
+  expect(started.location, label).toBeUndefined();
+  expect(started.body, label).toContain('Cannot connect this assistant');
+  const headers = started.response.headers;
+  expect(headers.get('content-type'), label).toBe('text/html; charset=utf-8');
+  const policy = headers.get('content-security-policy') ?? '';
+  expect(policy, label).toContain("default-src 'none'");
+  expect(policy, label).toMatch(/style-src 'sha256-[A-Za-z0-9+/]+={0,2}'/);
+  expect(policy, label).toContain("frame-ancestors 'none'");
+  expect(headers.get('referrer-policy'), label).toBe('no-referrer');
+  expect(headers.get('x-content-type-options'), label).toBe('nosniff');
+  expect(headers.get('cache-control'), label).toBe('no-store');
+}
+
+/** Every redirect of /oauth/authorize: never cached, never leaking its URL in a Referer. */
+function expectRedirectHeaders(started: Awaited<ReturnType<typeof startAuthorization>>) {
+  expect(started.response.status).toBe(302);
+  expect(started.response.headers.get('cache-control')).toBe('no-store');
+  expect(started.response.headers.get('referrer-policy')).toBe('no-referrer');
+}
 
 /** Where an error redirect went, and what it said. */
 function errorRedirect(location: string | undefined) {
@@ -21,10 +72,16 @@ describe('/oauth/authorize before the client and redirect URI are trusted: an er
   ])('%s', async (_name, input) => {
     const started = await startAuthorization(input);
 
-    expect(started.response.status).toBe(400);
-    expect(started.location).toBeUndefined();
-    expect(started.response.headers.get('content-type')).toContain('text/html');
-    expect(started.body).toContain('Cannot connect this assistant');
+    expectErrorPage(started);
+  });
+
+  it('sends the style-only page its policy allows: the inline style is the one the hash names', async () => {
+    const started = await startAuthorization({ clientId: randomUUID() });
+
+    const style = /<style>(.*)<\/style>/s.exec(started.body)?.[1] ?? '';
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(started.response.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
+    expect(started.body).not.toMatch(/<script|<img|<link|<iframe/i);
   });
 
   it('a redirect URI the client did not register', async () => {
@@ -50,32 +107,58 @@ describe('/oauth/authorize before the client and redirect URI are trusted: an er
   });
 });
 
-describe('/oauth/authorize errors after that: RFC 6749 redirects carrying state and iss', () => {
-  it.each([
-    ['no PKCE', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
-    ['the plain PKCE method', { code_challenge_method: 'plain' }, 'invalid_request'],
-    ['a malformed challenge', { code_challenge: 'short' }, 'invalid_request'],
-    ['another response type', { response_type: 'token' }, 'unsupported_response_type'],
-    ['a scope outside the supported set', { scope: 'edits:read admin' }, 'invalid_scope'],
-    ['another resource', { resource: 'https://other.example/mcp' }, 'invalid_target'],
-    ['a resource of ours at another path', { resource: `${'BASE'}/api/v1/agent` }, 'invalid_target'],
-  ])('%s', async (_name, params, error) => {
-    const client = await registerClient();
-    const resolved = Object.fromEntries(
-      Object.entries(params).map(([k, v]) => [k, v?.replace('BASE', baseUrl())]),
-    );
+/** The refusals /oauth/authorize makes once client and redirect URI are known. */
+const REFUSALS = [
+  ['no PKCE', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
+  ['the plain PKCE method', { code_challenge_method: 'plain' }, 'invalid_request'],
+  ['a malformed challenge', { code_challenge: 'short' }, 'invalid_request'],
+  ['another response type', { response_type: 'token' }, 'unsupported_response_type'],
+  ['a scope outside the supported set', { scope: 'edits:read admin' }, 'invalid_scope'],
+  ['another resource', { resource: 'https://other.example/mcp' }, 'invalid_target'],
+  ['a resource of ours at another path', { resource: 'BASE/api/v1/agent' }, 'invalid_target'],
+] as const;
 
+const withBase = (params: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v?.replace('BASE', baseUrl())]));
+
+describe('/oauth/authorize errors of a pre-registered client: RFC 6749 redirects carrying state and iss', () => {
+  let client: oauth.Client;
+  beforeAll(async () => {
+    client = await preRegisterClient();
+  }, 60_000);
+
+  it.each(REFUSALS)('%s', async (_name, params, error) => {
     const started = await startAuthorization({
       clientId: client.client_id,
       state: 'xyz-state',
-      params: resolved,
+      params: withBase(params),
     });
 
-    expect(started.response.status).toBe(302);
+    expectRedirectHeaders(started);
     const { target, params: query } = errorRedirect(started.location);
     expect(target).toBe(REDIRECT_URI);
     expect(query).toMatchObject({ error, state: 'xyz-state', iss: baseUrl() });
     expect(query.error_description).toEqual(expect.any(String));
+  });
+});
+
+describe('/oauth/authorize errors of a client nobody vetted: an error page, never a redirect (no open redirector)', () => {
+  it.each(REFUSALS)('%s, for a dynamically registered client', async (_name, params, error) => {
+    const client = await registerClient();
+
+    const started = await startAuthorization({ clientId: client.client_id, params: withBase(params) });
+
+    expectErrorPage(started);
+    expect(started.body).toContain(`(${error})`);
+  });
+
+  it.each(REFUSALS)('%s, for a metadata-document client', async (_name, params, error) => {
+    const { clientId } = await publishDocument();
+
+    const started = await startAuthorization({ clientId, params: withBase(params) });
+
+    expectErrorPage(started);
+    expect(started.body).toContain(`(${error})`);
   });
 });
 
@@ -94,7 +177,7 @@ describe('/oauth/authorize success: a pending consent request and a 302 to the c
       ...(resource ? { resource: resource.replace('BASE', baseUrl()).replace('PORT', port) } : {}),
     });
 
-    expect(started.response.status).toBe(302);
+    expectRedirectHeaders(started);
     expect(started.location).toMatch(/\/oauth\/consent\?request_id=[0-9a-f-]{36}$/);
     const info = await api('GET', `/api/v1/oauth/requests/${started.requestId}`, {
       token: tenant.tokens.owner,
@@ -225,4 +308,233 @@ describe('Client ID Metadata Documents', () => {
     expect(started.response.status).toBe(400);
     expect(started.location).toBeUndefined();
   });
+});
+
+describe('/oauth/authorize keeps a client to the scopes it registered', () => {
+  const scopesOf = async (requestId: string | undefined, token: string) =>
+    (await api('GET', `/api/v1/oauth/requests/${requestId}`, { token })).body.scopes.map(
+      (scope: { name: string }) => scope.name,
+    );
+
+  it('refuses a scope outside the registration, and grants one inside it', async () => {
+    const tenant = await arrangeTenant();
+    const client = await registerClient({ scope: 'edits:read offline_access' });
+
+    const wider = await startAuthorization({ clientId: client.client_id, scope: 'edits:read edits:write' });
+    const inside = await startAuthorization({
+      clientId: client.client_id,
+      scope: 'offline_access edits:read',
+    });
+
+    expectErrorPage(wider);
+    expect(wider.body).toContain('(invalid_scope)');
+    expect(wider.body).toContain('edits:write');
+    expect(await scopesOf(inside.requestId, tenant.tokens.owner)).toEqual(['offline_access', 'edits:read']);
+  });
+
+  it('asks for nothing: the defaults the client registered, and a refusal when it registered none of them', async () => {
+    const tenant = await arrangeTenant();
+    const readOnly = await registerClient({ scope: 'edits:read offline_access' });
+    const offlineOnly = await registerClient({ scope: 'offline_access' });
+    const everything = await registerClient();
+
+    const narrowed = await startAuthorization({ clientId: readOnly.client_id, params: { scope: undefined } });
+    const refused = await startAuthorization({
+      clientId: offlineOnly.client_id,
+      params: { scope: undefined },
+    });
+    const defaults = await startAuthorization({
+      clientId: everything.client_id,
+      params: { scope: undefined },
+    });
+
+    expect(await scopesOf(narrowed.requestId, tenant.tokens.owner)).toEqual(['edits:read']);
+    expectErrorPage(refused);
+    expect(refused.body).toContain('(invalid_scope)');
+    expect(await scopesOf(defaults.requestId, tenant.tokens.owner)).toEqual(['edits:read', 'edits:write']);
+  });
+
+  it('answers a pre-registered client with an invalid_scope redirect', async () => {
+    const client = await preRegisterClient({ scope: 'edits:read' });
+
+    const started = await startAuthorization({
+      clientId: client.client_id,
+      scope: 'edits:write',
+      state: 's',
+    });
+
+    expect(errorRedirect(started.location).params).toMatchObject({ error: 'invalid_scope', state: 's' });
+  }, 60_000);
+
+  it('holds a metadata document to the scope it names, and finds a document naming an unknown scope unusable', async () => {
+    const tenant = await arrangeTenant();
+    const readOnly = await publishDocument({ scope: 'edits:read' });
+    const unknown = await publishDocument({ scope: 'edits:read admin' });
+
+    const wider = await startAuthorization({ clientId: readOnly.clientId, scope: 'edits:read edits:write' });
+    const defaulted = await startAuthorization({ clientId: readOnly.clientId, params: { scope: undefined } });
+    const unusable = await startAuthorization({ clientId: unknown.clientId, scope: 'edits:read' });
+
+    expectErrorPage(wider);
+    expect(wider.body).toContain('(invalid_scope)');
+    expect(await scopesOf(defaulted.requestId, tenant.tokens.owner)).toEqual(['edits:read']);
+    expectErrorPage(unusable);
+    expect(unusable.body).toContain('client is unknown');
+  });
+});
+
+describe('client_name hygiene: what the consent page shows must not lie about itself', () => {
+  const hostileNames = [
+    ['a right-to-left override', 'Acme\u202Emoc.evil'],
+    ['a left-to-right mark', 'Acme\u200E Assistant'],
+    ['an isolate', 'Acme \u2066evil\u2069'],
+    ['an Arabic letter mark', 'Acme\u061C'],
+    ['a line break', 'Acme\nApproved by your bank'],
+    ['an escape character', 'Acme\u001B[2J'],
+    ['a C1 control', 'Acme\u0085'],
+    ['a zero-width space', 'Ac\u200Bme'],
+    ['an invisible tag character', 'Acme\u{E0041}\u{E0042}'],
+    ['101 characters', 'x'.repeat(101)],
+    ['nothing but spaces', '   '],
+  ] as const;
+
+  it.each(hostileNames)(
+    'registration refuses a name with %s (invalid_client_metadata)',
+    async (_what, name) => {
+      const response = await postJsonFrom(randomLoopbackAddress(), '/oauth/register', {
+        client_name: name,
+        redirect_uris: [REDIRECT_URI],
+      });
+
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: 'invalid_client_metadata' });
+    },
+  );
+
+  it.each(hostileNames)('a metadata document whose name has %s is unusable', async (_what, name) => {
+    const { clientId } = await publishDocument({ client_name: name });
+
+    const started = await startAuthorization({ clientId });
+
+    expectErrorPage(started);
+  });
+
+  it('keeps names of 100 characters, in any script, with emoji joined by zero-width joiners', async () => {
+    const names = [
+      'x'.repeat(100),
+      'Ассистент 助手 مساعد',
+      'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467} helper',
+      'Persian with a zero-width non-joiner: \u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645',
+    ];
+    for (const name of names) {
+      const client = await registerClient({ client_name: name });
+      expect(client.client_id, name).toEqual(expect.any(String));
+    }
+  });
+});
+
+describe('dynamic registrations expire after 24 hours unless they complete a grant', () => {
+  it('writes the TTL on a registration, refuses one past it at authorize, and gives a pre-registered client none', async () => {
+    const { db, tableName } = harnessTable();
+    const registered = await registerClient();
+    const preRegistered = await preRegisterClient();
+    const item = async (clientId: string) =>
+      (await db.send(new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }))).Item;
+
+    const stored = await item(registered.client_id);
+    const now = Math.floor(Date.now() / 1000);
+    expect(stored?.expires_at_epoch).toBeGreaterThan(now + 24 * 3600 - 120);
+    expect(stored?.expires_at_epoch).toBeLessThanOrEqual(now + 24 * 3600);
+    expect((await item(preRegistered.client_id))?.expires_at_epoch).toBeUndefined();
+
+    // DynamoDB's TTL deletes expired items late (within days): until then the item is still there.
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.oauthClient(registered.client_id),
+        UpdateExpression: 'SET expires_at_epoch = :past',
+        ExpressionAttributeValues: { ':past': now - 1 },
+      }),
+    );
+    const started = await startAuthorization({ clientId: registered.client_id });
+
+    expectErrorPage(started);
+    expect(started.body).toContain('client is unknown');
+  }, 60_000);
+});
+
+describe('URI rules', () => {
+  it.each([
+    ['an empty fragment', '/clients/ID.json#'],
+    ['a fragment', '/clients/ID.json#x'],
+    ['a dot segment', '/clients/./ID.json'],
+    ['a dot-dot segment', '/other/../clients/ID.json'],
+    ['a percent-encoded dot-dot segment', '/other/%2e%2E/clients/ID.json'],
+    ['a percent-encoded dot segment', '/clients/%2e/ID.json'],
+    ['the root path', '/'],
+  ])('a metadata-document client_id with %s is refused before anything is fetched', async (_what, suffix) => {
+    const id = randomUUID();
+    await scriptDocument(host(), `/clients/${id}.json`, { status: 200, body: '{}' });
+    const clientId = `${host()}${suffix.replace('ID', id)}`;
+
+    const started = await startAuthorization({ clientId });
+
+    expectErrorPage(started, clientId);
+    expect(await documentHits(host(), `/clients/${id}.json`)).toBe(0);
+  });
+
+  it('a metadata-document client_id with userinfo or plain http outside the allow-list is refused', async () => {
+    const path = `/clients/${randomUUID()}.json`;
+    const withUser = host().replace('http://', 'http://someone@');
+    for (const clientId of [`${withUser}${path}`, `http://public.example${path}`]) {
+      const started = await startAuthorization({ clientId });
+      expectErrorPage(started, clientId);
+    }
+    expect(await documentHits(host(), path)).toBe(0);
+  });
+
+  it.each([
+    ['an empty fragment', 'https://app.example/cb#'],
+    ['a fragment', 'http://127.0.0.1:43117/callback#x'],
+    ['userinfo on a loopback URI', 'http://someone@127.0.0.1:43117/callback'],
+    ['empty userinfo on a loopback URI', 'http://@localhost/callback'],
+  ])('registration refuses a redirect URI with %s', async (_what, uri) => {
+    const response = await postJsonFrom(randomLoopbackAddress(), '/oauth/register', { redirect_uris: [uri] });
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_redirect_uri' });
+  });
+
+  it.each([
+    ['an empty fragment', 'http://127.0.0.1:5999/callback#'],
+    ['userinfo', 'http://attacker@127.0.0.1:5999/callback'],
+  ])('authorize refuses a loopback redirect URI on another port with %s', async (_what, redirectUri) => {
+    const client = await registerClient();
+
+    const started = await startAuthorization({ clientId: client.client_id, redirectUri });
+
+    expectErrorPage(started);
+    expect(started.body).toContain('redirect_uri is not one the client registered');
+  });
+});
+
+describe('the consent information says who vouches for the client (client_source)', () => {
+  it('dynamic, metadata_document or preregistered', async () => {
+    const tenant = await arrangeTenant();
+    const dynamic = await registerClient();
+    const { clientId: document } = await publishDocument();
+    const preRegistered = await preRegisterClient();
+
+    for (const [clientId, source] of [
+      [dynamic.client_id, 'dynamic'],
+      [document, 'metadata_document'],
+      [preRegistered.client_id, 'preregistered'],
+    ] as const) {
+      const started = await startAuthorization({ clientId });
+      const info = await api('GET', `/api/v1/oauth/requests/${started.requestId}`, {
+        token: tenant.tokens.owner,
+      });
+      expect(info.body.client_source, clientId).toBe(source);
+    }
+  }, 60_000);
 });

@@ -32,6 +32,7 @@ describe('GET /api/v1/oauth/requests/{request_id}', () => {
       client_id: clientId,
       client_name: 'Test Assistant',
       client_host: '127.0.0.1:43117',
+      client_source: 'dynamic',
       redirect_uri: REDIRECT_URI,
       scopes: [
         { name: 'edits:read', description: expect.any(String) },

@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { inject } from 'vitest';
+import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { type ApiResponse, api } from './api.ts';
+import { run } from './cli-runs.ts';
 
 /**
  * The OAuth flow as an assistant runs it, with oauth4webapi (a certified, spec-strict client)
@@ -26,7 +28,7 @@ export async function discover(): Promise<oauth.AuthorizationServer> {
  * source would.
  */
 export async function registerClient(
-  metadata: { redirect_uris?: string[]; client_name?: string } = {},
+  metadata: { redirect_uris?: string[]; client_name?: string; scope?: string } = {},
   sourceAddress = randomLoopbackAddress(),
 ): Promise<oauth.Client> {
   const response = await postJsonFrom(sourceAddress, '/oauth/register', {
@@ -36,6 +38,28 @@ export async function registerClient(
   });
   if (response.status !== 201) throw new Error(`registration failed: ${JSON.stringify(response.body)}`);
   return { client_id: response.body.client_id, token_endpoint_auth_method: 'none' };
+}
+
+/**
+ * Pre-register a client as an operator does, with `npm run oauth-client -- create` against the
+ * test harness: the one kind of client whose redirect URIs someone vetted.
+ */
+export async function preRegisterClient(
+  options: { name?: string; redirectUri?: string; scope?: string } = {},
+): Promise<oauth.Client> {
+  const args = ['create', '--name', options.name ?? 'Vetted Assistant'];
+  args.push('--redirect-uri', options.redirectUri ?? REDIRECT_URI);
+  if (options.scope !== undefined) args.push('--scope', options.scope);
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'infra/local/cli/oauth-client.ts', ...args],
+    {
+      cwd: ROOT_DIR,
+      env: { ...process.env, TABLE_NAME: '', LOCAL_STATE_DIR: inject('harness').stateDir },
+      timeout: 60_000,
+    },
+  );
+  return { client_id: JSON.parse(stdout).client_id, token_endpoint_auth_method: 'none' };
 }
 
 export const randomLoopbackAddress = () =>
