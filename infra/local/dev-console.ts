@@ -212,6 +212,7 @@ function consentPage(): string {
 <section id="request" class="card consent" hidden>
   <h1><span id="client-name"></span> wants to work on your business data</h1>
   <p class="destination">Approving will send you to <strong id="client-host" class="host"></strong></p>
+  <p id="vouched-for" hidden></p>
   <p id="loopback" class="warning" hidden><strong>This assistant runs on this computer.</strong>
     Approve only if you started it yourself.</p>
   <p id="consented-before" class="muted" hidden>You approved this assistant before.</p>

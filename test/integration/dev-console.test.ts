@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } fro
 import { localConsoleUrl } from '../../infra/local/dev-console.ts';
 import { api } from '../support/api.ts';
 import { launchChromium } from '../support/browser.ts';
+import { scriptDocument } from '../support/document-host.ts';
 import { arrangeTenant, platformAdminToken } from '../support/tenants.ts';
 
 // The dev console in a real (headless) browser: the pages the service links to, clicked through
@@ -184,18 +185,27 @@ async function startRedirectTarget() {
   return { host: `127.0.0.1:${port}`, redirectUri: `http://127.0.0.1:${port}/callback`, received };
 }
 
-/** Register a client and open its authorize URL; the browser ends on the consent page, signed in. */
-async function openConsent(page: Page, email: string) {
-  const target = await startRedirectTarget();
+/** Register a client that sends codes to a redirect URI; its client_id. */
+async function registerTestAssistant(redirectUri: string): Promise<string> {
   const registered = await api('POST', '/oauth/register', {
-    json: { redirect_uris: [target.redirectUri], client_name: 'Test Assistant' },
+    json: { redirect_uris: [redirectUri], client_name: 'Test Assistant' },
   });
   expect(registered.status).toBe(201);
+  return registered.body.client_id;
+}
+
+/**
+ * Make a client (by default, register one) and open its authorize URL; the browser ends on the
+ * consent page, signed in.
+ */
+async function openConsent(page: Page, email: string, makeClient = registerTestAssistant) {
+  const target = await startRedirectTarget();
+  const clientId = await makeClient(target.redirectUri);
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
   const query = Object.entries({
     response_type: 'code',
-    client_id: registered.body.client_id,
+    client_id: clientId,
     redirect_uri: target.redirectUri,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
@@ -225,6 +235,11 @@ describe('dev console: OAuth consent', () => {
     expect(await page.locator('#client-host').textContent()).toBe(host);
     expect(await page.getByText(`Approving will send you to ${host}`).isVisible()).toBe(true);
     expect(await page.getByText('This assistant runs on this computer.').isVisible()).toBe(true);
+    // A client that registered itself: the page says nobody vouches for it.
+    const vouchedFor = page.locator('#vouched-for');
+    expect(await vouchedFor.isVisible()).toBe(true);
+    expect(await vouchedFor.getAttribute('class')).toBe('warning');
+    expect(await vouchedFor.textContent()).toContain('Nobody has verified who made this assistant.');
     expect(await page.locator('#signed-in-as').textContent()).toBe(tenant.emails.owner);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.waitForURL((url) => url.href.startsWith(`${redirectUri}?`));
@@ -233,6 +248,33 @@ describe('dev console: OAuth consent', () => {
     expect(received[0]?.get('code')).toEqual(expect.any(String));
     expect(received[0]?.get('state')).toBe(state);
     expect(received[0]?.get('iss')).toBe(harness.baseUrl);
+  });
+
+  it('says which site vouches for a client described by a metadata document', async () => {
+    const tenant = await arrangeTenant();
+    const page = await newPage();
+    const documentHost = inject('documentHost');
+    const publish = async (redirectUri: string) => {
+      const path = `/clients/${randomUUID()}.json`;
+      const clientId = `${documentHost}${path}`;
+      await scriptDocument(documentHost, path, {
+        status: 200,
+        body: JSON.stringify({
+          client_id: clientId,
+          client_name: 'Doc Assistant',
+          redirect_uris: [redirectUri],
+        }),
+      });
+      return clientId;
+    };
+
+    await openConsent(page, tenant.emails.owner, publish);
+
+    const vouchedFor = page.locator('#vouched-for');
+    expect(await vouchedFor.getAttribute('class')).toBe('warning');
+    expect(await vouchedFor.textContent()).toBe(
+      `Vouched for only by ${new URL(documentHost).host}, the site that describes this assistant. Approve only if you trust that site.`,
+    );
   });
 
   it('denying sends access_denied to the assistant', async () => {

@@ -184,6 +184,36 @@ function signInPage() {
 }
 
 /** 127.0.0.1, localhost or [::1], with or without a port. */
+/**
+ * Who vouches for the client (client_source), as the person must see it before approving: nobody
+ * for a client that registered itself, the site of its https client_id for a metadata document.
+ */
+function showVouchedFor(box, request) {
+  box.replaceChildren();
+  if (request.client_source === 'dynamic') {
+    box.className = 'warning';
+    box.append(
+      element('strong', 'Nobody has verified who made this assistant.'),
+      ' It registered itself, so its name is whatever it chose to call itself. Approve only if you started it yourself.',
+    );
+  } else if (request.client_source === 'metadata_document') {
+    let host = request.client_id;
+    try {
+      host = new URL(request.client_id).host;
+    } catch {}
+    box.className = 'warning';
+    box.append(
+      'Vouched for only by ',
+      element('strong', host, 'host'),
+      ', the site that describes this assistant. Approve only if you trust that site.',
+    );
+  } else {
+    box.className = 'note';
+    box.append('Registered by the operators of this service.');
+  }
+  box.hidden = false;
+}
+
 function isLoopbackHost(host) {
   let name = String(host).trim().toLowerCase();
   if (name === '::1') return true;
@@ -227,6 +257,7 @@ async function consentPage() {
   const request = body;
   byId('client-name').textContent = request.client_name;
   byId('client-host').textContent = request.client_host;
+  showVouchedFor(byId('vouched-for'), request);
   byId('loopback').hidden = !isLoopbackHost(request.client_host);
   byId('consented-before').hidden = request.consented_before !== true;
   const scopes = byId('scopes');
