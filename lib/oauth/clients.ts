@@ -5,6 +5,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { NotFoundError, OAuthError, RateLimitedError } from '#lib/http/errors.ts';
+import { isClientBlocked } from '#lib/oauth/client-blocks.ts';
 import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/client-metadata-document.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
 import { SUPPORTED_SCOPES } from '#lib/oauth/settings.ts';
@@ -46,9 +47,15 @@ interface StoredClient extends OAuthClient {
 /** Registrations one source address may make per minute: far above a client that registers on every connect. */
 export const REGISTRATIONS_PER_MINUTE = 60;
 
-/** The client behind a client_id, or undefined when there is none (or it was revoked). */
+/**
+ * The client behind a client_id, or undefined when there is none, it was revoked, or its URL is
+ * blocked (a blocked URL is never fetched).
+ */
 export async function resolveClient(clientId: string): Promise<OAuthClient | undefined> {
-  if (isClientMetadataUrl(clientId)) return fetchClientMetadataDocument(clientId);
+  if (isClientMetadataUrl(clientId)) {
+    if (await isClientBlocked(clientId)) return undefined;
+    return fetchClientMetadataDocument(clientId);
+  }
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }),
   );
