@@ -40,7 +40,7 @@ export const AREA_GUIDES: { name: string; description: string }[] = [
   {
     name: 'consent',
     description:
-      "The console's consent page reads a pending authorization request and approves or denies it. Credential: the signed-in console user's JWT; the first user to read a request owns it.",
+      "The console's consent page reads a pending authorization request and approves or denies it; the console lists the person's connected assistants (their grants) and disconnects one. Credential: the signed-in console user's JWT; the first user to read a request owns it, and a person sees and ends only their own grants.",
   },
   {
     name: 'media',
@@ -73,8 +73,11 @@ function whoMayCall(route: RouteDefinition): string {
           ? 'Console JWT of the invitee (matched by verified e-mail).'
           : 'Console JWT of a platform admin.';
       }
-      if (route.area === 'consent')
-        return 'Console JWT of the signed-in user (the first to read the request owns it).';
+      if (route.area === 'consent') {
+        return route.path.startsWith('/api/v1/oauth/grants')
+          ? 'Console JWT of the signed-in user, for their own grants only.'
+          : 'Console JWT of the signed-in user (the first to read the request owns it).';
+      }
       return reads
         ? 'Console JWT of any member of the business (owner, editor or viewer), or a platform admin.'
         : 'Console JWT of an owner or editor of the business, or a platform admin.';
@@ -95,6 +98,8 @@ function whatChanges(route: RouteDefinition): string {
     if (route.method === 'POST') return 'Creates a record (version 1); recorded in the Change History.';
     return 'Writes the record (version + 1); recorded in the Change History.';
   }
+  if (route.method === 'DELETE' && route.area === 'consent')
+    return "Ends the grant: the assistant's tokens stop working at once.";
   if (route.method === 'DELETE') return 'Deletes it.';
   if (route.successStatus === 201) return 'Creates it.';
   return 'Writes it.';

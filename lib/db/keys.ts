@@ -132,6 +132,11 @@ export const keys = {
   }),
   /** That an operator blocked a metadata-document client (its URL is the client_id). */
   oauthClientBlock: (clientId: string): ItemKey => ({ pk: `OAUTH_CLIENT#${clientId}`, sk: 'BLOCKED' }),
+  /** gsi1 keys of a block: every blocked URL (the oauth-client CLI's list). */
+  oauthClientBlockListing: (blockedAt: string, clientId: string) => ({
+    gsi1pk: 'OAUTH_CLIENT_BLOCKS',
+    gsi1sk: `${blockedAt}#${clientId}`,
+  }),
   /** The public keys of access tokens with their schedule (lib/oauth/published-keys.ts): one item. */
   oauthPublishedKeys: (): ItemKey => ({ pk: 'OAUTH_KEYS', sk: 'PUBLISHED' }),
   /** A refresh token, by its SHA-256. */

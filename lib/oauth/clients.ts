@@ -5,6 +5,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { NotFoundError, OAuthError, RateLimitedError } from '#lib/http/errors.ts';
+import { isClientBlocked } from '#lib/oauth/client-blocks.ts';
 import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/client-metadata-document.ts';
 import { clientNameProblem } from '#lib/oauth/client-name.ts';
 import { registeredScopes } from '#lib/oauth/client-scopes.ts';
@@ -61,9 +62,15 @@ export const UNUSED_REGISTRATION_SECONDS = 24 * 60 * 60;
 const isExpired = (item: Record<string, unknown>) =>
   typeof item.expires_at_epoch === 'number' && item.expires_at_epoch * 1000 <= Date.now();
 
-/** The client behind a client_id, or undefined when there is none (or it was revoked). */
+/**
+ * The client behind a client_id, or undefined when there is none, it was revoked, or its URL is
+ * blocked (a blocked URL is never fetched).
+ */
 export async function resolveClient(clientId: string): Promise<OAuthClient | undefined> {
-  if (isClientMetadataUrl(clientId)) return fetchClientMetadataDocument(clientId);
+  if (isClientMetadataUrl(clientId)) {
+    if (await isClientBlocked(clientId)) return undefined;
+    return fetchClientMetadataDocument(clientId);
+  }
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }),
   );

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { GrantList, GrantPathParams, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
 import { ConsentDecision, ConsentPathParams, ConsentRequestInfo } from '#lib/oauth/schemas.ts';
 
 const path = '/api/v1/oauth/requests/{request_id}';
@@ -12,8 +13,9 @@ const common = {
 } as const;
 
 /**
- * The consent operations (spec §4.1, DESIGN §9), called by the console's consent page with the
- * signed-in user's token. Bodies are the bare resources; a 422 is `HTTPValidationError`.
+ * The consent operations (spec §4.1), called by the console's consent page with the signed-in
+ * user's token, and the person's connected assistants (their grants), which the console lists and
+ * disconnects. Bodies are the bare resources; a 422 is `HTTPValidationError`.
  */
 export const consentRoutes = {
   getConsentRequest: {
@@ -48,5 +50,32 @@ export const consentRoutes = {
     successStatus: 200,
     response: ConsentDecision,
     errors: [404, 409, 410],
+  },
+  listOAuthGrants: {
+    ...common,
+    operationId: 'listOAuthGrants',
+    method: 'GET',
+    path: '/api/v1/oauth/grants',
+    handler: 'functions/consent/list-grants.ts',
+    summary: "List the signed-in person's connected assistants (their live grants)",
+    description: `Only the caller's own grants that are neither ended nor expired, newest first; at most ${MAX_LISTED_GRANTS} (the newest), in one answer with no further pages.`,
+    request: {},
+    successStatus: 200,
+    response: GrantList,
+    errors: [],
+    permissions: { table: 'read' },
+  },
+  endOAuthGrant: {
+    ...common,
+    operationId: 'endOAuthGrant',
+    method: 'DELETE',
+    path: '/api/v1/oauth/grants/{grant_id}',
+    handler: 'functions/consent/end-grant.ts',
+    summary: 'Disconnect an assistant: end one of your grants',
+    description:
+      "Its access tokens are refused from the next request on (401) and its refresh tokens with `invalid_grant`. A grant of yours that has ended already answers 204 again (a retried DELETE is safe); another person's grant or an unknown id answers 404.",
+    request: { params: GrantPathParams },
+    successStatus: 204,
+    errors: [404],
   },
 } as const satisfies Record<string, RouteDefinition>;

@@ -183,9 +183,9 @@ describe('command-line tools', () => {
     expect((await fetch(authorizeUrl, { redirect: 'manual' })).status).toBe(302);
 
     const listed = JSON.parse((await cli('oauth-client', ['list'])).stdout);
-    expect(listed.map((c: { client_id: string }) => c.client_id)).toContain(created.client_id);
+    expect(listed.clients.map((c: { client_id: string }) => c.client_id)).toContain(created.client_id);
     const revoked = JSON.parse((await cli('oauth-client', ['revoke', created.client_id])).stdout);
-    expect(revoked.revoked_at).toBeDefined();
+    expect(revoked).toMatchObject({ revoked_at: expect.any(String), grants_ended: 0 });
     expect((await fetch(authorizeUrl, { redirect: 'manual' })).status).toBe(400);
   });
 

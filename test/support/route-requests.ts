@@ -39,6 +39,7 @@ export const pathIdResolvers: Record<string, IdResolver> = {
   'users/{entry_id}': (w) => w.victim.inviteId,
   'platform-admin-invites/{invite_id}': (w) => w.victim.inviteId,
   'requests/{request_id}': (w) => w.victim.consentRequestId,
+  'grants/{grant_id}': (w) => w.victim.grantId,
   'members/{user_id}': (w) => w.victim.ownerUserId,
   'photos/{photo_id}': (w) => w.victim.photoId,
   'gallery/{photo_id}': (w) => w.galleryPhotoId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
 import { addPhoto } from '#lib/media/photo-writes.ts';
@@ -16,7 +17,7 @@ type AgentEntity = Exclude<EntityName, 'profile'>;
 /**
  * One real tenant with something of every kind the API names by id (records of every agent kind,
  * an edit session with a staged changeset, a Change History entry, photos, a consent request, an
- * admin invite), each carrying a marker string; and a second, real tenant next to it. Tests that
+ * assistant's grant, an admin invite), each carrying a marker string; and a second, real tenant next to it. Tests that
  * ask "can the neighbour reach this?" use the first tenant's ids with the second's credentials,
  * and look for the marker and the ids in whatever comes back.
  */
@@ -37,6 +38,8 @@ export interface TenantWorld {
     changeLogEntryId: string;
     photoId: string;
     consentRequestId: string;
+    /** The grant behind assistantMcpToken. */
+    grantId: string;
     inviteId: string;
     inviteeEmail: string;
   };
@@ -165,6 +168,7 @@ export async function arrangeTenantWorld(): Promise<TenantWorld> {
       changeLogEntryId: firstEntry.id,
       photoId: photo.id,
       consentRequestId: started.requestId,
+      grantId: String(decodeJwt(victimMcp.tokens.access_token).gid),
       inviteId: invite.data.id,
       inviteeEmail,
     },
@@ -187,6 +191,7 @@ export async function arrangeTenantWorld(): Promise<TenantWorld> {
       world.victim.changeLogEntryId,
       world.victim.photoId,
       world.victim.consentRequestId,
+      world.victim.grantId,
       world.victim.inviteId,
       world.victim.ownerUserId,
       ...Object.values(world.victim.emails),

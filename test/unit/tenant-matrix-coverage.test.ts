@@ -31,6 +31,7 @@ describe('tenant matrix coverage', () => {
         changeLogEntryId: id(),
         photoId: id(),
         consentRequestId: id(),
+        grantId: id(),
         inviteId: 'invite-id',
         ownerUserId: id(),
       },

@@ -3,8 +3,10 @@
  * that neither publish a client metadata document nor register themselves.
  *
  *   create --name NAME --redirect-uri URI [--redirect-uri URI…]   prints the client
- *   list
- *   revoke CLIENT_ID
+ *   list                 the registered clients and the blocked URLs
+ *   revoke CLIENT_ID     a registered client: refused from now on, its grants ended
+ *   block URL            a client metadata document URL: refused from now on, its grants ended
+ *   unblock URL
  *
  * Talks to the running local stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
  */
@@ -21,7 +23,9 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 useLocalStack();
-const { createClient, listClients, revokeClient } = await import('#lib/oauth/clients.ts');
+const { createClient, listClients } = await import('#lib/oauth/clients.ts');
+const { listClientBlocks } = await import('#lib/oauth/client-blocks.ts');
+const { blockClient, revokeClientAccess, unblockClient } = await import('#lib/oauth/client-revocation.ts');
 const { HttpError } = await import('#lib/http/errors.ts');
 
 try {
@@ -37,17 +41,33 @@ try {
       console.log(JSON.stringify(client, null, 2));
       break;
     }
-    case 'list':
-      console.log(JSON.stringify(await listClients(), null, 2));
+    case 'list': {
+      const [clients, blocked] = await Promise.all([listClients(), listClientBlocks()]);
+      console.log(JSON.stringify({ clients, blocked }, null, 2));
       break;
+    }
     case 'revoke': {
       const clientId = positionals[1];
       if (!clientId) fail('revoke needs the client id');
-      console.log(JSON.stringify(await revokeClient(clientId), null, 2));
+      console.log(JSON.stringify(await revokeClientAccess(clientId), null, 2));
+      break;
+    }
+    case 'block': {
+      const url = positionals[1];
+      if (!url) fail('block needs the client metadata document URL');
+      console.log(JSON.stringify(await blockClient(url), null, 2));
+      break;
+    }
+    case 'unblock': {
+      const url = positionals[1];
+      if (!url) fail('unblock needs the client metadata document URL');
+      console.log(JSON.stringify(await unblockClient(url), null, 2));
       break;
     }
     default:
-      fail('use: create --name N --redirect-uri URI [--redirect-uri URI…] | list | revoke CLIENT_ID');
+      fail(
+        'use: create --name N --redirect-uri URI [--redirect-uri URI…] | list | revoke CLIENT_ID | block URL | unblock URL',
+      );
   }
 } catch (error) {
   // Refused input (a bad redirect URI, an unknown client) is one line, not a stack trace.

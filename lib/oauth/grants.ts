@@ -1,0 +1,122 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '#lib/db/batch-get.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
+import { NotFoundError } from '#lib/http/errors.ts';
+import { type GrantSummary, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
+import { revokeGrant } from '#lib/oauth/revocation.ts';
+import { securityEvent } from '#lib/oauth/security-events.ts';
+import type * as z from '#lib/validation/zod.ts';
+
+/**
+ * The grant store as people and operators see it: a person's live grants (their connected
+ * assistants), a person ending one of theirs, and ending every grant of one client. Ending a grant
+ * is revokeGrant: its access tokens stop at the next request (the resource servers read the grant
+ * every time) and its refresh tokens are refused.
+ */
+type Grant = z.infer<typeof GrantSummary>;
+
+/** Grants a client's revocation ends at once, before the next batch. */
+const REVOKE_BATCH = 10;
+/** Grant items read per BatchGetItem while ending a client's grants. */
+const READ_CHUNK = 100;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * The user's live grants (neither ended nor past their 90-day end or their refresh token's
+ * expiry), newest first, at most MAX_LISTED_GRANTS.
+ */
+export async function listLiveGrants(userId: string): Promise<Grant[]> {
+  const now = nowSeconds();
+  const live: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    // Ended and expired grants stay in the index until the table's TTL removes them: filtered here.
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :user',
+        FilterExpression:
+          'attribute_not_exists(revoked_at) AND ends_at_epoch > :now AND expires_at_epoch > :now',
+        ExpressionAttributeValues: {
+          ':user': keys.oauthGrantOfUser(userId, '', '').gsi1pk,
+          ':now': now,
+        },
+        ScanIndexForward: false,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    live.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor && live.length < MAX_LISTED_GRANTS);
+  return live.slice(0, MAX_LISTED_GRANTS).map(summary);
+}
+
+function summary(item: Record<string, unknown>): Grant {
+  return {
+    grant_id: String(item.grant_id),
+    client_id: String(item.client_id),
+    client_name: String(item.client_name),
+    client_source: item.client_source as Grant['client_source'],
+    scopes: item.scopes as string[],
+    resource: String(item.resource),
+    created_at: String(item.created_at),
+    last_used_at: String(item.last_used_at),
+  };
+}
+
+/**
+ * A person ends one of their grants. Another user's grant, or one that does not exist, is a 404
+ * (the same answer, so ids cannot be probed); one of theirs that has ended already is left as it
+ * is, so a retried DELETE succeeds again.
+ */
+export async function endUserGrant(userId: string, grantId: string): Promise<void> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.oauthGrant(grantId), ConsistentRead: true }),
+  );
+  if (!Item || Item.user_id !== userId) throw new NotFoundError(`No grant ${grantId}`);
+  if (Item.revoked_at !== undefined) return;
+  await revokeGrant(grantId);
+  securityEvent('grant_ended_by_user', {
+    grant_id: grantId,
+    client_id: String(Item.client_id),
+    user_id: userId,
+  });
+}
+
+/**
+ * End every grant of one client; how many were still standing. The client must already be marked
+ * revoked or blocked: the code exchange writes a grant's `GRANT#` item in the client's partition
+ * in the same transaction that checks that mark, so a strongly consistent read of the partition
+ * afterwards finds every grant there will ever be. Running it again ends nothing twice.
+ */
+export async function endClientGrants(clientId: string): Promise<number> {
+  const entries = await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :grant)',
+    ExpressionAttributeValues: { ':pk': keys.oauthClientGrant(clientId, '').pk, ':grant': 'GRANT#' },
+    ProjectionExpression: 'grant_id',
+    ConsistentRead: true,
+  });
+  let ended = 0;
+  for (let start = 0; start < entries.length; start += READ_CHUNK) {
+    const chunk = entries.slice(start, start + READ_CHUNK);
+    const grants = await batchGetAll(
+      chunk.map((entry) => keys.oauthGrant(String(entry.grant_id))),
+      { consistent: true },
+    );
+    // Only grants that still exist: revokeGrant writes, and must not recreate one the TTL removed.
+    // One past its 90-day end is ended too: an access token issued shortly before still runs.
+    const standing = grants.filter((grant) => grant.revoked_at === undefined);
+    for (let batch = 0; batch < standing.length; batch += REVOKE_BATCH) {
+      await Promise.all(
+        standing.slice(batch, batch + REVOKE_BATCH).map((grant) => revokeGrant(String(grant.grant_id))),
+      );
+    }
+    ended += standing.length;
+  }
+  return ended;
+}
