@@ -184,31 +184,3 @@ describe('refresh_token', () => {
     expect((await refreshWith(refreshToken, clientId)).status).toBe(200);
   });
 });
-
-describe('revocation (RFC 7009)', () => {
-  it('revokes the grant of a refresh token, and answers 200 for a token it does not know', async () => {
-    const tenant = await arrangeTenant();
-    const { client, tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
-
-    const unknown = await postForm('/oauth/revoke', { token: 'rt_unknown' });
-    const known = await postForm('/oauth/revoke', {
-      token: tokens.refresh_token as string,
-      client_id: client.client_id,
-    });
-
-    expect(unknown.status).toBe(200);
-    expect(known.status).toBe(200);
-    expect((await refreshWith(tokens.refresh_token as string, client.client_id)).body.error).toBe(
-      'invalid_grant',
-    );
-  });
-
-  it('leaves a token alone when another client asks to revoke it', async () => {
-    const tenant = await arrangeTenant();
-    const { client, tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
-
-    await postForm('/oauth/revoke', { token: tokens.refresh_token as string, client_id: 'another-client' });
-
-    expect((await refreshWith(tokens.refresh_token as string, client.client_id)).status).toBe(200);
-  });
-});
