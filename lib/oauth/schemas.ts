@@ -105,12 +105,16 @@ export const TokenRequestBody = z.meta(
     code: optionalParam,
     redirect_uri: optionalParam,
     code_verifier: optionalParam,
-    client_id: optionalParam,
+    client_id: clientIdParam,
     refresh_token: optionalParam,
     resource: optionalParam,
     scope: optionalParam,
   }),
-  { id: 'TokenRequest', description: 'authorization_code or refresh_token grant (form-encoded)' },
+  {
+    id: 'TokenRequest',
+    description:
+      'authorization_code grant (code, redirect_uri, code_verifier, client_id) or refresh_token grant (refresh_token, client_id), form-encoded',
+  },
 );
 
 export const TokenResponse = z.meta(
