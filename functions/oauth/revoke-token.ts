@@ -8,7 +8,7 @@ export const handler = httpHandler(
   oauthRoutes.revokeOAuthToken,
   publicAccess,
   async ({ body }) => {
-    await revokeToken(body.token, body.client_id);
+    await revokeToken(body);
     return { raw: { statusCode: 200 } };
   },
   { bodyParser: formBody },

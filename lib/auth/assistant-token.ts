@@ -11,6 +11,7 @@ import { PublishedKeySet } from '#lib/auth/published-key-set.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
 import { HttpError, ServiceUnavailableError, UnauthorizedError } from '#lib/http/errors.ts';
+import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { CLOCK_TOLERANCE_SECONDS } from '#lib/oauth/key-schedule.ts';
 import { parsePublishedKeys, publishedKeysKey } from '#lib/oauth/published-keys.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
@@ -18,8 +19,9 @@ import { logger } from '#lib/observability/logger.ts';
 
 /**
  * Access tokens of our own authorization server: ES256 JWTs for exactly one resource
- * (`aud`), naming a grant that must not be revoked (read every time, so a revoked grant stops at
- * once, like a revoked agent key).
+ * (`aud`), naming a grant that must be neither revoked nor past its 90-day end. The grant is read
+ * every time, with a strongly consistent read, so a revoked grant stops at once, like a revoked
+ * agent key: an eventually consistent read could still see it live for a moment after revocation.
  *
  * The keys come from the published-keys item in the table (lib/oauth/published-keys.ts), never
  * over the public JWKS route, and are kept per container (lib/auth/published-key-set.ts). When
@@ -39,7 +41,9 @@ const sameKey = (item: { pk?: unknown; sk?: unknown }, key: ItemKey) =>
 async function readGrantAndKeys(grantKey: ItemKey, now: number) {
   const keysKey = publishedKeysKey();
   const result = await dynamo.send(
-    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [grantKey, keysKey] } } }),
+    new BatchGetCommand({
+      RequestItems: { [tableName]: { Keys: [grantKey, keysKey], ConsistentRead: true } },
+    }),
   );
   const items = result.Responses?.[tableName] ?? [];
   const unprocessed = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as ItemKey[];
@@ -63,7 +67,9 @@ async function readGrantAndKeys(grantKey: ItemKey, now: number) {
 }
 
 async function readGrant(grantKey: ItemKey) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: grantKey }));
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: grantKey, ConsistentRead: true }),
+  );
   return Item;
 }
 
@@ -116,6 +122,9 @@ export async function verifyAssistantToken(
   }
   if (!grantRead) grant = await readGrant(grantKey);
   if (!grant || grant.revoked_at) throw invalid('The access was revoked; sign in again');
+  if (grantEndsAtEpoch(grant) * 1000 <= Date.now()) {
+    throw invalid('The access ended 90 days after consent; sign in again');
+  }
   return {
     kind: 'assistant',
     userId: String(payload.sub),

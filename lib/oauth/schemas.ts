@@ -94,18 +94,27 @@ export const AuthorizeQuery = z.meta(
   { id: 'AuthorizeQuery' },
 );
 
+/** Public clients identify themselves with every token and revocation request (RFC 6749 §3.2.1). */
+const clientIdParam = z.meta(z.string().check(z.minLength(1), z.maxLength(4000)), {
+  description: 'The client the code or token was issued to; required, as for every public client',
+});
+
 export const TokenRequestBody = z.meta(
   z.object({
     grant_type: z.string().check(z.maxLength(100)),
     code: optionalParam,
     redirect_uri: optionalParam,
     code_verifier: optionalParam,
-    client_id: optionalParam,
+    client_id: clientIdParam,
     refresh_token: optionalParam,
     resource: optionalParam,
     scope: optionalParam,
   }),
-  { id: 'TokenRequest', description: 'authorization_code or refresh_token grant (form-encoded)' },
+  {
+    id: 'TokenRequest',
+    description:
+      'authorization_code grant (code, redirect_uri, code_verifier, client_id) or refresh_token grant (refresh_token, client_id), form-encoded',
+  },
 );
 
 export const TokenResponse = z.meta(
@@ -121,9 +130,13 @@ export const TokenResponse = z.meta(
 
 export const RevokeRequestBody = z.meta(
   z.object({
-    token: z.string().check(z.maxLength(4000)),
-    token_type_hint: optionalParam,
-    client_id: optionalParam,
+    token: z.meta(z.string().check(z.maxLength(4000)), {
+      description: 'A refresh token or an access token; either ends the whole grant',
+    }),
+    token_type_hint: z.meta(optionalParam, {
+      description: 'access_token or refresh_token: which kind to look for first (a hint only)',
+    }),
+    client_id: clientIdParam,
   }),
   { id: 'RevocationRequest', description: 'RFC 7009 (form-encoded)' },
 );

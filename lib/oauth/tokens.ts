@@ -1,12 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
 import type { ClientSource } from '#lib/oauth/clients.ts';
+import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
+import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { revokeGrant } from '#lib/oauth/revocation.ts';
+import { securityEvent } from '#lib/oauth/security-events.ts';
 import {
   accessTokenSeconds,
   canonicalResource,
@@ -18,14 +20,17 @@ import {
 import { signAccessToken } from '#lib/oauth/signing-key.ts';
 
 /**
- * POST /oauth/token and /oauth/revoke (DESIGN §9).
+ * POST /oauth/token.
  *
  * A consent approval leaves a code; exchanging it starts a grant (client, user, resource, scopes)
  * with a first refresh token. Refresh tokens are opaque, stored as SHA-256 hashes, and rotated:
  * each carries the grant's generation when it was issued. Using a current one moves the grant to
  * the next generation; one of the generation just replaced still works for 30 s (two concurrent
  * refreshes both succeed); anything older means a token was copied, and the grant is revoked.
- * Access tokens are 15-minute JWTs naming their grant (`gid`), so revoking a grant stops them too.
+ * A grant ends 90 days after consent however often it is refreshed, and no refresh token outlives
+ * it. Access tokens are 15-minute JWTs naming their grant (`gid`), so revoking a grant stops them
+ * too. Public clients send their client_id with every request (RFC 6749 §3.2.1): a token or code
+ * presented by another client is refused without touching the grant.
  */
 interface CodeItem {
   grant_id: string;
@@ -57,7 +62,7 @@ export interface TokenRequest {
   code?: string | undefined;
   redirect_uri?: string | undefined;
   code_verifier?: string | undefined;
-  client_id?: string | undefined;
+  client_id: string;
   refresh_token?: string | undefined;
   resource?: string | undefined;
   scope?: string | undefined;
@@ -90,8 +95,14 @@ async function exchangeCode(request: TokenRequest) {
   const stored = Item as CodeItem | undefined;
   if (!stored) throw invalidGrant('The code is not valid');
   if (stored.used_at) {
-    await revokeGrant(stored.grant_id);
-    throw invalidGrant('The code was already used; everything issued with it is revoked');
+    // A spent code may sit in a log or a referrer: only its own client, proving it with the
+    // redirect URI and the PKCE verifier, can show that someone else redeemed it first.
+    const fromItsClient =
+      stored.client_id === clientId &&
+      stored.redirect_uri === redirectUri &&
+      pkceMatches(verifier as string, stored.code_challenge);
+    if (fromItsClient) await codeReused(stored);
+    throw invalidGrant('The code was already used');
   }
   if (Date.parse(stored.expires_at) <= Date.now()) throw invalidGrant('The code has expired');
   if (stored.client_id !== clientId) throw invalidGrant('The code was issued to another client');
@@ -113,72 +124,71 @@ async function exchangeCode(request: TokenRequest) {
     scopes: stored.scopes,
     expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS,
   };
-  try {
-    await dynamo.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: codeKey,
-              UpdateExpression: 'SET used_at = :now',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used_at)',
-              ExpressionAttributeValues: { ':now': new Date().toISOString() },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.oauthGrant(stored.grant_id),
-                ...keys.oauthGrantOfUser(stored.user_id, createdAt, stored.grant_id),
-                grant_id: stored.grant_id,
-                client_id: stored.client_id,
-                client_name: stored.client_name,
-                client_source: stored.client_source,
-                user_id: stored.user_id,
-                resource: stored.resource,
-                scopes: stored.scopes,
-                generation: 1,
-                rotated_at: createdAt,
-                created_at: createdAt,
-                last_used_at: createdAt,
-                ends_at_epoch: endsAtEpoch,
-                expires_at_epoch: refreshItem.expires_at_epoch,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.oauthRefreshToken(hashSecret(refreshToken)), ...refreshItem },
-            },
-          },
-          clientStillAllowed(stored),
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.oauthClientGrant(stored.client_id, stored.grant_id),
-                grant_id: stored.grant_id,
-                expires_at_epoch: endsAtEpoch,
-              },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    if (error.CancellationReasons?.[CLIENT_CHECK]?.Code === 'ConditionalCheckFailed') {
-      throw invalidGrant('The client was revoked or blocked');
-    }
-    // A concurrent exchange of the same code won: this is a second use.
-    await revokeGrant(stored.grant_id);
-    throw invalidGrant('The code was already used; everything issued with it is revoked');
+  const exchanged = await transactOnConditions([
+    {
+      Update: {
+        TableName: tableName,
+        Key: codeKey,
+        UpdateExpression: 'SET used_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used_at)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.oauthGrant(stored.grant_id),
+          ...keys.oauthGrantOfUser(stored.user_id, createdAt, stored.grant_id),
+          grant_id: stored.grant_id,
+          client_id: stored.client_id,
+          client_name: stored.client_name,
+          client_source: stored.client_source,
+          user_id: stored.user_id,
+          resource: stored.resource,
+          scopes: stored.scopes,
+          generation: 1,
+          rotated_at: createdAt,
+          created_at: createdAt,
+          last_used_at: createdAt,
+          ends_at_epoch: endsAtEpoch,
+          expires_at_epoch: refreshItem.expires_at_epoch,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.oauthRefreshToken(hashSecret(refreshToken)), ...refreshItem },
+      },
+    },
+    clientStillAllowed(stored),
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.oauthClientGrant(stored.client_id, stored.grant_id),
+          grant_id: stored.grant_id,
+          expires_at_epoch: endsAtEpoch,
+        },
+      },
+    },
+  ]);
+  if (!exchanged.written) {
+    // The code was marked used (or its grant created) by a concurrent exchange that also held
+    // the verifier: a second use.
+    if (exchanged.failed.some((index) => index !== CLIENT_CHECK)) await codeReused(stored);
+    throw invalidGrant('The client was revoked or blocked');
   }
   return tokenResponse(refreshItem, refreshItem.scopes, refreshToken);
+}
+
+/** A spent code presented again by its own client: someone redeemed it, so its grant ends. */
+async function codeReused(code: CodeItem): Promise<never> {
+  await revokeGrant(code.grant_id);
+  securityEvent('code_reused', { grant_id: code.grant_id, client_id: code.client_id, user_id: code.user_id });
+  throw invalidGrant('The code was already used; everything issued with it is revoked');
 }
 
 /** The position of clientStillAllowed in the exchange's transaction. */
@@ -212,6 +222,7 @@ function clientStillAllowed(code: CodeItem) {
 
 async function refresh(request: TokenRequest) {
   if (!request.refresh_token) throw new OAuthError('invalid_request', 'Missing refresh_token');
+  if (!request.client_id) throw new OAuthError('invalid_request', 'Missing client_id');
   const { Item } = await dynamo.send(
     new GetCommand({
       TableName: tableName,
@@ -221,11 +232,18 @@ async function refresh(request: TokenRequest) {
   );
   const token = Item as RefreshItem | undefined;
   if (!token || token.expires_at_epoch <= nowSeconds()) throw invalidGrant('The refresh token is not valid');
-  if (request.client_id && request.client_id !== token.client_id) {
+  if (request.client_id !== token.client_id) {
     throw invalidGrant('The refresh token was issued to another client');
   }
   assertSameResource(request.resource, token.resource);
   const scopes = narrowedScopes(request.scope, token.scopes);
+
+  const grant = await readGrant(token.grant_id);
+  if (!grant || grant.revoked_at) throw invalidGrant('The grant was revoked; sign in again');
+  const endsAtEpoch = grantEndsAtEpoch(grant);
+  if (endsAtEpoch <= nowSeconds()) {
+    throw invalidGrant('The grant ended 90 days after consent; sign in again');
+  }
 
   const next = newRefreshToken();
   const nextItem: RefreshItem = {
@@ -235,19 +253,20 @@ async function refresh(request: TokenRequest) {
     user_id: token.user_id,
     resource: token.resource,
     scopes: token.scopes,
-    expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS,
+    expires_at_epoch: Math.min(nowSeconds() + REFRESH_TOKEN_SECONDS, endsAtEpoch),
   };
   const putNext = {
     Put: { TableName: tableName, Item: { ...keys.oauthRefreshToken(hashSecret(next)), ...nextItem } },
   };
   const now = new Date();
   // The usual case: a current token moves the grant to the next generation.
-  const rotated = await transactOrFalse([
+  const rotated = await transactOnConditions([
     {
       Update: {
         TableName: tableName,
         Key: keys.oauthGrant(token.grant_id),
-        UpdateExpression: 'SET generation = :next, rotated_at = :now, expires_at_epoch = :expires',
+        UpdateExpression:
+          'SET generation = :next, rotated_at = :now, last_used_at = :now, expires_at_epoch = :expires',
         ConditionExpression: 'generation = :current AND attribute_not_exists(revoked_at)',
         ExpressionAttributeValues: {
           ':current': token.generation,
@@ -259,10 +278,12 @@ async function refresh(request: TokenRequest) {
     },
     putNext,
   ]);
-  if (rotated) return tokenResponse(nextItem, scopes, next);
+  if (rotated.written) return tokenResponse(nextItem, scopes, next);
 
-  // Just replaced by a concurrent refresh: still good for the grace period, joining the new generation.
-  const graced = await transactOrFalse([
+  // Just replaced by a concurrent refresh: still good for the grace period, joining the new
+  // generation. A check, not an update: concurrent checks do not conflict with each other, and
+  // the rotation moments ago set last_used_at.
+  const graced = await transactOnConditions([
     {
       ConditionCheck: {
         TableName: tableName,
@@ -277,10 +298,25 @@ async function refresh(request: TokenRequest) {
     },
     putNext,
   ]);
-  if (graced) return tokenResponse(nextItem, scopes, next);
+  if (graced.written) return tokenResponse(nextItem, scopes, next);
 
+  // Neither: revoked meanwhile, or the token was spent before the grace period (copied).
+  const current = await readGrant(token.grant_id);
+  if (!current || current.revoked_at) throw invalidGrant('The grant was revoked; sign in again');
   await revokeGrant(token.grant_id);
-  throw invalidGrant('The refresh token is no longer valid (used before, or revoked); sign in again');
+  securityEvent('refresh_token_reused', {
+    grant_id: token.grant_id,
+    client_id: token.client_id,
+    user_id: token.user_id,
+  });
+  throw invalidGrant('The refresh token was used before; its grant is revoked, sign in again');
+}
+
+async function readGrant(grantId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.oauthGrant(grantId), ConsistentRead: true }),
+  );
+  return Item;
 }
 
 async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken: string) {
@@ -301,18 +337,6 @@ async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken:
     refresh_token: refreshToken,
     scope,
   };
-}
-
-async function transactOrFalse(
-  items: ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems'],
-) {
-  try {
-    await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) return false;
-    throw error;
-  }
 }
 
 const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;

@@ -115,7 +115,7 @@ describe('the edits API with assistant tokens', () => {
     const tenant = await arrangeTenant();
     const forMcp = await obtainTokens({ userToken: tenant.tokens.owner });
     const revoked = await assistantToken(tenant.tokens.owner, 'edits:read edits:write');
-    await postForm('/oauth/revoke', { token: revoked.refreshToken });
+    await postForm('/oauth/revoke', { token: revoked.refreshToken, client_id: revoked.clientId });
     const expired = await expiredAssistantToken(tenant.emails.owner);
 
     const cases = {

@@ -6,6 +6,14 @@ import { keys } from '#lib/db/keys.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { api } from '../support/api.ts';
 import {
+  grantIdOf,
+  mcpStatus,
+  readGrant,
+  readRefreshToken,
+  refreshWith,
+  setGrant,
+} from '../support/grant-items.ts';
+import {
   obtainTokens,
   postForm,
   REDIRECT_URI,
@@ -33,9 +41,6 @@ async function approvedCode() {
   return { tenant, clientId: client.client_id, code, form };
 }
 
-const refreshWith = (token: string, clientId: string) =>
-  postForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
-
 describe('authorization_code', () => {
   it.each([
     ['a wrong code_verifier', { code_verifier: 'x'.repeat(43) }, 'invalid_grant'],
@@ -44,6 +49,7 @@ describe('authorization_code', () => {
     ['an unknown code', { code: 'not-a-code' }, 'invalid_grant'],
     ['another resource', { resource: 'https://other.example/mcp' }, 'invalid_target'],
     ['no code_verifier', { code_verifier: undefined }, 'invalid_request'],
+    ['no client_id', { client_id: undefined }, 'invalid_request'],
     ['an unknown grant_type', { grant_type: 'password' }, 'unsupported_grant_type'],
   ])('refuses %s (RFC 6749 §5.2, no-store)', async (_name, change, error) => {
     const { form } = await approvedCode();
@@ -94,21 +100,40 @@ describe('authorization_code', () => {
     expect(response.body.error).toBe('invalid_grant');
   });
 
-  it('treats a second use of a code as theft: everything it issued is revoked', async () => {
-    // Prepare: exchange the code once, and check the access token works on the edits API.
-    const { form, clientId, tenant } = await approvedCode();
-    const editsForm = { ...form };
-    const first = await postForm('/oauth/token', editsForm);
+  it('treats a second use of a code by its own client as theft: everything it issued is revoked', async () => {
+    // Prepare: exchange the code once, and check the access token works at the tool server.
+    const { form, clientId } = await approvedCode();
+    const first = await postForm('/oauth/token', form);
+    expect(first.status).toBe(200);
+    expect(await mcpStatus(first.body.access_token)).toBe(200);
+
+    // Act: the same client, redirect URI and verifier use the code again.
+    const second = await postForm('/oauth/token', form);
+
+    // Assess: refused, and the first exchange's tokens no longer work.
+    expect(second.body.error).toBe('invalid_grant');
+    expect((await refreshWith(first.body.refresh_token, clientId)).body.error).toBe('invalid_grant');
+    expect(await mcpStatus(first.body.access_token)).toBe(401);
+  });
+
+  it.each([
+    ['another client', { client_id: 'someone-else' }],
+    ['a wrong PKCE verifier', { code_verifier: 'x'.repeat(43) }],
+    ['another redirect_uri', { redirect_uri: 'http://127.0.0.1:43117/other' }],
+  ])('refuses a spent code replayed with %s, and leaves its grant alone', async (_name, change) => {
+    // Prepare: the code is exchanged by its client; a stranger found it in a log.
+    const { form, clientId } = await approvedCode();
+    const first = await postForm('/oauth/token', form);
     expect(first.status).toBe(200);
 
-    // Act: use the code again.
-    const second = await postForm('/oauth/token', editsForm);
+    // Act
+    const replay = await postForm('/oauth/token', { ...form, ...change });
 
-    // Assess: refused, and the first exchange's refresh token no longer works.
-    expect(second.body.error).toBe('invalid_grant');
-    const refreshed = await refreshWith(first.body.refresh_token, clientId);
-    expect(refreshed.body.error).toBe('invalid_grant');
-    expect(tenant).toBeDefined();
+    // Assess: refused, and the grant lives on.
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    expect((await readGrant(grantIdOf(first.body.access_token)))?.revoked_at).toBeUndefined();
+    expect((await refreshWith(first.body.refresh_token, clientId)).status).toBe(200);
   });
 });
 
@@ -132,17 +157,20 @@ describe('refresh_token', () => {
     expect(second.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('lets two concurrent refreshes with the same token both succeed', async () => {
+  it('lets eight concurrent refreshes with the same token all succeed, and keeps the grant', async () => {
     const { clientId, refreshToken } = await freshGrant();
 
-    const outcomes = await Promise.all([
-      refreshWith(refreshToken, clientId),
-      refreshWith(refreshToken, clientId),
-    ]);
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => refreshWith(refreshToken, clientId)));
 
-    expect(outcomes.map((o) => o.status)).toEqual([200, 200]);
-    for (const outcome of outcomes)
-      expect((await refreshWith(outcome.body.refresh_token, clientId)).status).toBe(200);
+    // A busy grant may answer 503 (retry), never a revocation.
+    for (const outcome of outcomes) expect([200, 503]).toContain(outcome.status);
+    const succeeded = outcomes.filter((outcome) => outcome.status === 200);
+    expect(succeeded.length).toBeGreaterThan(0);
+    const grantId = grantIdOf(succeeded[0]?.body.access_token);
+    expect((await readGrant(grantId))?.revoked_at).toBeUndefined();
+    const later = await refreshWith(succeeded[0]?.body.refresh_token, clientId);
+    expect(later.status).toBe(200);
+    expect(await mcpStatus(later.body.access_token)).toBe(200);
   });
 
   it('accepts the replaced token within 30 s, and revokes the grant when it comes back later', async () => {
@@ -168,7 +196,7 @@ describe('refresh_token', () => {
     expect((await refreshWith(withinGrace.body.refresh_token, clientId)).body.error).toBe('invalid_grant');
   });
 
-  it('refuses a token presented by another client, or for another resource', async () => {
+  it('refuses a token presented by another client, or for another resource, and keeps the grant', async () => {
     const { clientId, refreshToken } = await freshGrant();
 
     const otherClient = await refreshWith(refreshToken, 'another-client');
@@ -183,32 +211,85 @@ describe('refresh_token', () => {
     expect(otherResource.body.error).toBe('invalid_target');
     expect((await refreshWith(refreshToken, clientId)).status).toBe(200);
   });
-});
 
-describe('revocation (RFC 7009)', () => {
-  it('revokes the grant of a refresh token, and answers 200 for a token it does not know', async () => {
-    const tenant = await arrangeTenant();
-    const { client, tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
+  it('refuses a refresh without client_id (RFC 6749 §3.2.1), and keeps the grant', async () => {
+    const { clientId, refreshToken } = await freshGrant();
 
-    const unknown = await postForm('/oauth/revoke', { token: 'rt_unknown' });
-    const known = await postForm('/oauth/revoke', {
-      token: tokens.refresh_token as string,
-      client_id: client.client_id,
+    const response = await postForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
     });
 
-    expect(unknown.status).toBe(200);
-    expect(known.status).toBe(200);
-    expect((await refreshWith(tokens.refresh_token as string, client.client_id)).body.error).toBe(
-      'invalid_grant',
-    );
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('client_id'),
+    });
+    expect((await refreshWith(refreshToken, clientId)).status).toBe(200);
   });
 
-  it('leaves a token alone when another client asks to revoke it', async () => {
+  it('records each refresh as the grant’s last use', async () => {
+    const { clientId, refreshToken } = await freshGrant();
+    const first = await refreshWith(refreshToken, clientId);
+    const grantId = grantIdOf(first.body.access_token);
+    const longAgo = '2000-01-01T00:00:00.000Z';
+    await setGrant(grantId, { last_used_at: longAgo });
+
+    const second = await refreshWith(first.body.refresh_token, clientId);
+
+    expect(second.status).toBe(200);
+    expect(Date.parse(String((await readGrant(grantId))?.last_used_at))).toBeGreaterThan(Date.parse(longAgo));
+  });
+});
+
+describe('a grant ends 90 days after consent, however often refreshed', () => {
+  async function freshGrant() {
     const tenant = await arrangeTenant();
     const { client, tokens } = await obtainTokens({ userToken: tenant.tokens.owner });
+    const grantId = grantIdOf(tokens.access_token);
+    return { clientId: client.client_id, tokens, grantId };
+  }
 
-    await postForm('/oauth/revoke', { token: tokens.refresh_token as string, client_id: 'another-client' });
+  it('stamps the end on the grant at consent, 90 days on', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const { grantId } = await freshGrant();
 
-    expect((await refreshWith(tokens.refresh_token as string, client.client_id)).status).toBe(200);
+    const grant = await readGrant(grantId);
+
+    expect(grant?.ends_at_epoch).toBeGreaterThanOrEqual(before + 90 * 24 * 60 * 60);
+    expect(grant?.ends_at_epoch).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 90 * 24 * 60 * 60);
+  });
+
+  it('refuses a refresh once the end has passed, without treating it as reuse', async () => {
+    const { clientId, tokens, grantId } = await freshGrant();
+    await setGrant(grantId, { ends_at_epoch: Math.floor(Date.now() / 1000) - 1 });
+
+    const response = await refreshWith(tokens.refresh_token as string, clientId);
+
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_grant');
+    expect(response.body.error_description).toContain('90 days');
+    expect((await readGrant(grantId))?.revoked_at).toBeUndefined();
+  });
+
+  it('refuses the grant’s access tokens at the tool server once the end has passed', async () => {
+    const { tokens, grantId } = await freshGrant();
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+
+    await setGrant(grantId, { ends_at_epoch: Math.floor(Date.now() / 1000) - 1 });
+
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
+  });
+
+  it('never issues a refresh token that outlives the grant', async () => {
+    const { clientId, tokens, grantId } = await freshGrant();
+    const endsAt = Math.floor(Date.now() / 1000) + 3600;
+    await setGrant(grantId, { ends_at_epoch: endsAt });
+
+    const refreshed = await refreshWith(tokens.refresh_token as string, clientId);
+
+    expect(refreshed.status).toBe(200);
+    expect((await readRefreshToken(refreshed.body.refresh_token))?.expires_at_epoch).toBe(endsAt);
+    expect((await readGrant(grantId))?.expires_at_epoch).toBe(endsAt);
   });
 });
