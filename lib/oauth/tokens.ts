@@ -198,7 +198,7 @@ const CLIENT_CHECK = 3;
  * The exchange's guard against a client revoked or blocked meanwhile: revoking a client marks it
  * first and then ends the grants it finds, so a grant is either found or never created. A
  * registered client's first grant also keeps it: the 24-hour expiry of an unused registration is
- * removed.
+ * removed, unless it has already passed.
  */
 function clientStillAllowed(code: CodeItem) {
   if (code.client_source === 'metadata_document') {
@@ -215,7 +215,11 @@ function clientStillAllowed(code: CodeItem) {
       TableName: tableName,
       Key: keys.oauthClient(code.client_id),
       UpdateExpression: 'REMOVE expires_at_epoch',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+      // An unused registration that expired during the consent is gone, whether or not the TTL
+      // has deleted it yet: its code must not bring it back.
+      ConditionExpression:
+        'attribute_exists(pk) AND attribute_not_exists(revoked_at) AND (attribute_not_exists(expires_at_epoch) OR expires_at_epoch > :now)',
+      ExpressionAttributeValues: { ':now': nowSeconds() },
     },
   };
 }

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -82,6 +82,32 @@ describe('authorization_code', () => {
     expect(duplicated.status).toBe(400);
     expect(((await duplicated.json()) as { error: string }).error).toBe('invalid_request');
     expect(json.body.error).toBe('invalid_request');
+  });
+
+  it('keeps a registration that completes a grant, and refuses the code of one that expired during the consent', async () => {
+    const clientItem = async (clientId: string) =>
+      (await dynamo.send(new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }))).Item;
+    const kept = await approvedCode();
+    expect((await clientItem(kept.clientId))?.expires_at_epoch).toEqual(expect.any(Number));
+
+    expect((await postForm('/oauth/token', kept.form)).status).toBe(200);
+    expect((await clientItem(kept.clientId))?.expires_at_epoch).toBeUndefined();
+
+    const late = await approvedCode();
+    const past = Math.floor(Date.now() / 1000) - 1;
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.oauthClient(late.clientId),
+        UpdateExpression: 'SET expires_at_epoch = :past',
+        ExpressionAttributeValues: { ':past': past },
+      }),
+    );
+    const refused = await postForm('/oauth/token', late.form);
+
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    expect((await clientItem(late.clientId))?.expires_at_epoch).toBe(past);
   });
 
   it('refuses an expired code', async () => {
