@@ -64,6 +64,10 @@ const SETTINGS_BEHIND: Partial<Record<keyof ServiceContext, readonly StageSettin
   throttle: ['throttleRate', 'throttleBurst'],
   oauthThrottle: ['oauthThrottleRate', 'oauthThrottleBurst'],
   externalIssuer: ['issuer', 'issuerAudience'],
+  assistantDomain: ['domainName', 'certificateArn'],
+  consoleApiDomain: ['consoleApiDomainName', 'consoleCertificateArn'],
+  hostedZone: ['hostedZoneId', 'hostedZoneName'],
+  publicUrl: ['publicUrl', 'domainName'],
 };
 const stored = readStageSettings(stage);
 console.log(`Stage ${stage}: settings from ${relative(ROOT_DIR, file)}, defaults for the rest`);
@@ -72,7 +76,7 @@ for (const [key, value] of Object.entries(context) as [keyof ServiceContext, unk
   const shown =
     typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '(unset)');
   const fromFile = (SETTINGS_BEHIND[key] ?? [key as StageSettingKey]).some((setting) => setting in stored);
-  console.log(`  ${key.padEnd(22)} ${shown}${fromFile ? '' : '   (default)'}`);
+  console.log(`  ${key.padEnd(26)} ${shown}${fromFile ? '' : '   (default)'}`);
 }
 // The file is what the next deploy repeats: one that differs from what is committed is not yet.
 const uncommitted = spawnSync('git', ['status', '--porcelain', '--', file], {
