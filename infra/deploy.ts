@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ACMClient } from '@aws-sdk/client-acm';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -104,7 +105,7 @@ const region = await lambda.config
     fail('no AWS region: set AWS_REGION (or a region in your AWS profile), then npm run deploy again'),
   );
 const findings = await accountFindings(
-  { lambda, ssm: new SSMClient({}), ses: new SESv2Client({}) },
+  { lambda, ssm: new SSMClient({}), ses: new SESv2Client({}), acm: new ACMClient({}) },
   context,
   region,
 ).catch((error: Error) => fail(`could not check the account: ${error.message}`));
