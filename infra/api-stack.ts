@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { type ApiSurface, apiSurfaces, CONSOLE_CORS } from '#lib/http/cors.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { ServiceAlarms } from './alarms.ts';
+import { ApiCustomDomain } from './api-custom-domain.ts';
 import { publishParameter, readParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
 import { type ServiceConfig, ServiceFunction, type StatefulRefs } from './service-function.ts';
@@ -73,7 +74,9 @@ export class HttpApiStack extends Stack {
     publishParameter(this, context.stage, 'assistant-api-id', this.assistantApi.apiId);
     publishParameter(this, context.stage, 'alarm-topic-arn', this.alarmTopic.topicArn);
     new CfnOutput(this, 'ConsoleApiUrl', {
-      value: apiEndpoint(this, this.consoleApi.apiId),
+      value: context.consoleApiDomain
+        ? `https://${context.consoleApiDomain.domainName}`
+        : apiEndpoint(this, this.consoleApi.apiId),
       description: 'Console, agent and internal APIs (/api/v1/…)',
     });
     new CfnOutput(this, 'AssistantApiUrl', {
@@ -83,7 +86,10 @@ export class HttpApiStack extends Stack {
   }
 }
 
-/** The stages of both APIs (throttling, access logs, the 5xx alarms) and the mail alarms. */
+/**
+ * The stages of both APIs (throttling, access logs, the 5xx alarms), their custom domains when
+ * the settings name them (a domain's mapping needs its stage), and the mail alarms.
+ */
 export class StagesStack extends Stack {
   constructor(
     scope: Construct,
@@ -104,7 +110,7 @@ export class StagesStack extends Stack {
       const strict = props.routes.filter(
         (route) => route.auth === 'none' && apiSurfaces(route).includes(surface),
       );
-      new apigw.CfnStage(this, `${surface}Stage`, {
+      const stage = new apigw.CfnStage(this, `${surface}Stage`, {
         apiId,
         stageName: '$default',
         autoDeploy: true,
@@ -135,7 +141,18 @@ export class StagesStack extends Stack {
           }),
         },
       });
-      alarms.watchHttpApi(surface === 'console' ? 'Console' : 'Assistant', apiId);
+      const label = surface === 'console' ? 'Console' : 'Assistant';
+      alarms.watchHttpApi(label, apiId);
+      const domain = surface === 'console' ? context.consoleApiDomain : context.assistantDomain;
+      if (domain) {
+        new ApiCustomDomain(this, `${surface}Domain`, {
+          label,
+          api: apigw.HttpApi.fromHttpApiAttributes(this, `${surface}Api`, { httpApiId: apiId }),
+          stage,
+          domain,
+          hostedZone: context.hostedZone,
+        });
+      }
     }
     alarms.watchMail(context.stage);
   }

@@ -4,6 +4,7 @@
  * reject or quietly limit. Each check answers in one line; a refusal stops the deploy, a warning
  * does not.
  */
+import { type ACMClient, DescribeCertificateCommand, ResourceNotFoundException } from '@aws-sdk/client-acm';
 import { GetAccountSettingsCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import {
   GetAccountCommand,
@@ -12,6 +13,7 @@ import {
   type SESv2Client,
 } from '@aws-sdk/client-sesv2';
 import { GetParameterCommand, ParameterNotFound, type SSMClient } from '@aws-sdk/client-ssm';
+import { certificateRegion } from './api-domain-settings.ts';
 import type { ServiceContext } from './service-context.ts';
 
 export interface PreflightFindings {
@@ -68,9 +70,82 @@ export async function mailFindings(ses: SESv2Client, context: ServiceContext): P
   return { refusals, warnings };
 }
 
-/** Account checks through the AWS APIs: CDK bootstrap, the Lambda concurrency quota, SES. */
+/** Whether a certificate name (`api.example.com`, or `*.example.com` for one label) covers the domain. */
+export const certificateCovers = (certificateName: string, domain: string): boolean => {
+  const name = certificateName.toLowerCase();
+  if (!name.startsWith('*.')) return name === domain;
+  const dot = domain.indexOf('.');
+  return dot > 0 && domain.slice(dot + 1) === name.slice(2);
+};
+
+/**
+ * The custom domains' certificates, which CloudFormation would only reject after minutes of
+ * deploying: each must be in the deploy's region (API Gateway's regional domains take no other),
+ * exist in the account, be ISSUED, and name every domain that uses it. An imported certificate is
+ * a warning: ACM does not renew it.
+ */
+export async function certificateFindings(
+  acm: ACMClient,
+  context: ServiceContext,
+  region: string,
+): Promise<PreflightFindings> {
+  const refusals: string[] = [];
+  const warnings: string[] = [];
+  const domainsOf = new Map<string, string[]>();
+  for (const domain of [context.assistantDomain, context.consoleApiDomain]) {
+    if (domain)
+      domainsOf.set(domain.certificateArn, [
+        ...(domainsOf.get(domain.certificateArn) ?? []),
+        domain.domainName,
+      ]);
+  }
+  for (const [arn, domains] of domainsOf) {
+    const certificateAt = certificateRegion(arn);
+    if (certificateAt !== region) {
+      refusals.push(
+        `the certificate ${arn} is in ${certificateAt}, but this deploy goes to ${region}: API Gateway's regional custom domains take a certificate of their own region; request or import one for ${domains.join(', ')} in ${region}`,
+      );
+      continue;
+    }
+    const found = await acm
+      .send(new DescribeCertificateCommand({ CertificateArn: arn }))
+      .catch((error: unknown) => {
+        if (error instanceof ResourceNotFoundException) return undefined;
+        throw error;
+      });
+    const certificate = found?.Certificate;
+    if (!certificate) {
+      refusals.push(
+        `the certificate ${arn} is not in this account and region: request it in ACM (${region}) for ${domains.join(', ')}`,
+      );
+      continue;
+    }
+    if (certificate.Status !== 'ISSUED') {
+      refusals.push(
+        `the certificate ${arn} is ${certificate.Status}, not ISSUED${certificate.Status === 'PENDING_VALIDATION' ? ': publish the CNAME records ACM shows for its validation and wait until it is issued' : ''}`,
+      );
+    }
+    const names = [certificate.DomainName, ...(certificate.SubjectAlternativeNames ?? [])].filter(
+      (name): name is string => name !== undefined,
+    );
+    const uncovered = domains.filter((domain) => !names.some((name) => certificateCovers(name, domain)));
+    if (uncovered.length > 0) {
+      refusals.push(
+        `the certificate ${arn} covers ${[...new Set(names)].join(', ')}, not ${uncovered.join(', ')}: request one that names ${uncovered.length > 1 ? 'them' : 'it'} (or a wildcard over ${uncovered.length > 1 ? 'them' : 'it'})`,
+      );
+    }
+    if (certificate.Type === 'IMPORTED') {
+      warnings.push(
+        `the certificate ${arn} was imported: ACM does not renew it, so import its successor before ${certificate.NotAfter?.toISOString().slice(0, 10) ?? 'it expires'}`,
+      );
+    }
+  }
+  return { refusals, warnings };
+}
+
+/** Account checks through the AWS APIs: CDK bootstrap, the Lambda concurrency quota, SES, certificates. */
 export async function accountFindings(
-  clients: { lambda: LambdaClient; ssm: SSMClient; ses: SESv2Client },
+  clients: { lambda: LambdaClient; ssm: SSMClient; ses: SESv2Client; acm: ACMClient },
   context: ServiceContext,
   region: string,
 ): Promise<PreflightFindings> {
@@ -91,5 +166,9 @@ export async function accountFindings(
     );
   }
   const mail = await mailFindings(clients.ses, context);
-  return { refusals: [...refusals, ...mail.refusals], warnings: [...warnings, ...mail.warnings] };
+  const certificates = await certificateFindings(clients.acm, context, region);
+  return {
+    refusals: [...refusals, ...mail.refusals, ...certificates.refusals],
+    warnings: [...warnings, ...mail.warnings, ...certificates.warnings],
+  };
 }

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ACMClient } from '@aws-sdk/client-acm';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -64,6 +65,10 @@ const SETTINGS_BEHIND: Partial<Record<keyof ServiceContext, readonly StageSettin
   throttle: ['throttleRate', 'throttleBurst'],
   oauthThrottle: ['oauthThrottleRate', 'oauthThrottleBurst'],
   externalIssuer: ['issuer', 'issuerAudience'],
+  assistantDomain: ['domainName', 'certificateArn'],
+  consoleApiDomain: ['consoleApiDomainName', 'consoleCertificateArn'],
+  hostedZone: ['hostedZoneId', 'hostedZoneName'],
+  publicUrl: ['publicUrl', 'domainName'],
 };
 const stored = readStageSettings(stage);
 console.log(`Stage ${stage}: settings from ${relative(ROOT_DIR, file)}, defaults for the rest`);
@@ -72,7 +77,7 @@ for (const [key, value] of Object.entries(context) as [keyof ServiceContext, unk
   const shown =
     typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '(unset)');
   const fromFile = (SETTINGS_BEHIND[key] ?? [key as StageSettingKey]).some((setting) => setting in stored);
-  console.log(`  ${key.padEnd(22)} ${shown}${fromFile ? '' : '   (default)'}`);
+  console.log(`  ${key.padEnd(26)} ${shown}${fromFile ? '' : '   (default)'}`);
 }
 // The file is what the next deploy repeats: one that differs from what is committed is not yet.
 const uncommitted = spawnSync('git', ['status', '--porcelain', '--', file], {
@@ -100,7 +105,7 @@ const region = await lambda.config
     fail('no AWS region: set AWS_REGION (or a region in your AWS profile), then npm run deploy again'),
   );
 const findings = await accountFindings(
-  { lambda, ssm: new SSMClient({}), ses: new SESv2Client({}) },
+  { lambda, ssm: new SSMClient({}), ses: new SESv2Client({}), acm: new ACMClient({}) },
   context,
   region,
 ).catch((error: Error) => fail(`could not check the account: ${error.message}`));

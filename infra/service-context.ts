@@ -2,6 +2,8 @@ import type { App } from 'aws-cdk-lib';
 import { consoleOrigins } from '#lib/http/cors.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
+import { type ApiDomain, type HostedZoneSetting, readApiDomainSettings } from './api-domain-settings.ts';
+import { ContextError } from './context-error.ts';
 import { readStageSettings, STAGE_NAME, type StageSettingKey, StageSettingsError } from './stage-settings.ts';
 
 /**
@@ -26,7 +28,16 @@ export interface ServiceContext {
   /** Who sends the user pool's own mail (codes, resets): 'cognito' (its shared sender) or 'ses' (ours). */
   cognitoEmail: 'cognito' | 'ses';
   externalIssuer: { issuer: string; audience: string } | undefined;
+  /** The assistant API's custom domain (settings `domainName`, `certificateArn`). */
+  assistantDomain: ApiDomain | undefined;
+  /** The console API's custom domain (`consoleApiDomainName`, `consoleCertificateArn` or `certificateArn`). */
+  consoleApiDomain: ApiDomain | undefined;
+  /** The Route 53 zone the stacks write the domains' alias records into (`hostedZoneId`, `hostedZoneName`). */
+  hostedZone: HostedZoneSetting | undefined;
+  /** The OAuth issuer when it is not the execute-api URL: `https://<domainName>` unless set (`publicUrl`). */
   publicUrl: string | undefined;
+  /** A proxy or CDN of the customer's serves `publicUrl`, so it need not be the assistant API's domain. */
+  publicUrlServedExternally: boolean;
   photosPublicBaseUrl: string | undefined;
   mcpAllowedOrigins: string[];
   retainData: boolean;
@@ -39,8 +50,7 @@ export interface ServiceContext {
   bootstrapAdminEmail: string | undefined;
 }
 
-/** A setting that stops synthesis: printed as one line by infra/app.ts. */
-export class ContextError extends Error {}
+export { ContextError };
 
 const PLACEHOLDER_DOMAIN = /(^|\.)example\.com$/i;
 
@@ -129,7 +139,8 @@ export function readServiceContext(app: App): ServiceContext {
     cognitoTier: oneOf('cognitoTier', ['essentials', 'plus'] as const, 'essentials'),
     cognitoEmail: oneOf('cognitoEmail', ['cognito', 'ses'] as const, 'cognito'),
     externalIssuer: issuer && issuerAudience ? { issuer, audience: issuerAudience } : undefined,
-    publicUrl: raw('publicUrl')?.replace(/\/+$/, ''),
+    // CDK's CLI tells the app the region env-agnostic stacks deploy to; an offline synth knows none.
+    ...readApiDomainSettings(raw, flag, process.env.CDK_DEFAULT_REGION),
     photosPublicBaseUrl: raw('photosPublicBaseUrl'),
     // Browser pages that may call /mcp (DNS-rebinding protection): the console unless told otherwise.
     mcpAllowedOrigins: (raw('mcpAllowedOrigins') ?? new URL(consoleUrl).origin)

@@ -1,16 +1,17 @@
+import { ACMClient, ResourceNotFoundException } from '@aws-sdk/client-acm';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { NotFoundException, SESv2Client } from '@aws-sdk/client-sesv2';
 import { ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
-import { describe, expect, it } from 'vitest';
-import { accountFindings, CDK_BOOTSTRAP_PARAMETER } from '../../infra/deploy-preflight.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { accountFindings, CDK_BOOTSTRAP_PARAMETER, certificateCovers } from '../../infra/deploy-preflight.ts';
 import { readServiceContext } from '../../infra/service-context.ts';
 import { newApp } from '../support/cdk-app.ts';
 
 /**
- * No emulator here serves Lambda's GetAccountSettings or SSM, so AWS's documented answers are
+ * No emulator here serves Lambda's GetAccountSettings, SSM or ACM, so AWS's documented answers are
  * injected with an SDK middleware that stands in for the network ("answered as AWS would").
  */
-function answeredAsAwsWould<C extends LambdaClient | SSMClient | SESv2Client>(
+function answeredAsAwsWould<C extends LambdaClient | SSMClient | SESv2Client | ACMClient>(
   client: C,
   answer: (command: string, input: Record<string, unknown>) => unknown,
 ): C {
@@ -33,6 +34,10 @@ interface Account {
   /** The SES identity: missing, or its verification state. */
   identity?: 'missing' | 'pending' | 'verified';
   sesProductionAccess?: boolean;
+  /** ACM's DescribeCertificate answer by certificate ARN; an ARN not listed does not exist. */
+  certificates?: Record<string, Record<string, unknown>>;
+  /** Every certificate ARN ACM was asked about, in order. */
+  asked?: string[];
 }
 
 const clients = ({
@@ -40,6 +45,8 @@ const clients = ({
   concurrency,
   identity = 'verified',
   sesProductionAccess = true,
+  certificates = {},
+  asked = [],
 }: Account) => ({
   lambda: answeredAsAwsWould(new LambdaClient({ region: 'eu-west-1' }), () => ({
     AccountLimit: { ConcurrentExecutions: concurrency, UnreservedConcurrentExecutions: concurrency },
@@ -56,7 +63,19 @@ const clients = ({
       return new NotFoundException({ message: 'Email identity does not exist.', $metadata: {} });
     return { IdentityType: 'DOMAIN', VerifiedForSendingStatus: identity === 'verified' };
   }),
+  acm: answeredAsAwsWould(new ACMClient({ region: 'eu-west-1' }), (command, input) => {
+    expect(command).toBe('DescribeCertificateCommand');
+    const arn = String(input.CertificateArn);
+    asked.push(arn);
+    const certificate = certificates[arn];
+    return certificate
+      ? { Certificate: { CertificateArn: arn, ...certificate } }
+      : new ResourceNotFoundException({ message: `Could not find certificate ${arn}.`, $metadata: {} });
+  }),
 });
+
+// npm run deploy reads the settings before CDK's CLI could tell the app a region: none is known.
+vi.stubEnv('CDK_DEFAULT_REGION', '');
 
 describe('deploy preflight, against the account', () => {
   const context = readServiceContext(newApp());
@@ -139,5 +158,112 @@ describe('deploy preflight, against the account', () => {
     expect(refusals).toEqual([
       'the account is not bootstrapped for CDK in eu-west-1: run npx cdk bootstrap first',
     ]);
+  });
+});
+
+describe("deploy preflight, the custom domains' certificates", () => {
+  const account = '123456789012';
+  const arn = (region: string, id: string) => `arn:aws:acm:${region}:${account}:certificate/${id}`;
+  const SHARED = arn('eu-west-1', '0b5e2a4c-6d1f-4e8a-9c3b-7f2d1e0a5b6c');
+  const OTHER = arn('eu-west-1', '1c6f3b5d-7e2a-4f9b-8d4c-8a3e2f1b6c7d');
+  const issued = (...names: string[]) => ({
+    Status: 'ISSUED',
+    Type: 'AMAZON_ISSUED',
+    DomainName: names[0],
+    SubjectAlternativeNames: names,
+  });
+  const bothDomains = readServiceContext(
+    newApp({
+      domainName: 'api.customer.test',
+      consoleApiDomainName: 'console-api.customer.test',
+      certificateArn: SHARED,
+    }),
+  );
+  const findings = (account: Omit<Account, 'bootstrapped' | 'concurrency'>, context = bothDomains) =>
+    accountFindings(clients({ bootstrapped: true, concurrency: 1000, ...account }), context, 'eu-west-1');
+
+  it('has nothing to say about an issued certificate that covers both names, asked about once', async () => {
+    const asked: string[] = [];
+    expect(
+      await findings({ certificates: { [SHARED]: issued('customer.test', '*.customer.test') }, asked }),
+    ).toEqual({ refusals: [], warnings: [] });
+    expect(asked).toEqual([SHARED]);
+  });
+
+  it('asks ACM nothing when no domain is set', async () => {
+    const asked: string[] = [];
+    expect(await findings({ asked }, readServiceContext(newApp()))).toEqual({ refusals: [], warnings: [] });
+    expect(asked).toEqual([]);
+  });
+
+  it('refuses a certificate still waiting for validation', async () => {
+    const { refusals } = await findings({
+      certificates: { [SHARED]: { ...issued('*.customer.test'), Status: 'PENDING_VALIDATION' } },
+    });
+    expect(refusals).toEqual([
+      `the certificate ${SHARED} is PENDING_VALIDATION, not ISSUED: publish the CNAME records ACM shows for its validation and wait until it is issued`,
+    ]);
+  });
+
+  it('refuses a certificate the account does not have', async () => {
+    const { refusals } = await findings({ certificates: {} });
+    expect(refusals).toEqual([
+      `the certificate ${SHARED} is not in this account and region: request it in ACM (eu-west-1) for api.customer.test, console-api.customer.test`,
+    ]);
+  });
+
+  it('refuses a certificate that does not name a domain using it; a wildcard covers one label only', async () => {
+    const { refusals } = await findings({ certificates: { [SHARED]: issued('api.customer.test') } });
+    expect(refusals).toEqual([
+      `the certificate ${SHARED} covers api.customer.test, not console-api.customer.test: request one that names it (or a wildcard over it)`,
+    ]);
+    expect(certificateCovers('*.customer.test', 'api.customer.test')).toBe(true);
+    expect(certificateCovers('*.customer.test', 'customer.test')).toBe(false);
+    expect(certificateCovers('*.customer.test', 'eu.api.customer.test')).toBe(false);
+    expect(certificateCovers('API.customer.test', 'api.customer.test')).toBe(true);
+  });
+
+  it('refuses a certificate of another region without asking ACM, since the regional domain could not use it', async () => {
+    const elsewhere = arn('us-east-1', '2d7a4c6e-8f3b-4a0c-9e5d-9b4f3a2c7d8e');
+    const asked: string[] = [];
+    const { refusals } = await findings(
+      { asked },
+      readServiceContext(newApp({ domainName: 'api.customer.test', certificateArn: elsewhere })),
+    );
+    expect(refusals).toEqual([
+      `the certificate ${elsewhere} is in us-east-1, but this deploy goes to eu-west-1: API Gateway's regional custom domains take a certificate of their own region; request or import one for api.customer.test in eu-west-1`,
+    ]);
+    expect(asked).toEqual([]);
+  });
+
+  it("checks the console API's own certificate, and warns that an imported one does not renew", async () => {
+    const context = readServiceContext(
+      newApp({
+        domainName: 'api.customer.test',
+        certificateArn: SHARED,
+        consoleApiDomainName: 'console-api.customer.test',
+        consoleCertificateArn: OTHER,
+      }),
+    );
+    const asked: string[] = [];
+    const { refusals, warnings } = await findings(
+      {
+        asked,
+        certificates: {
+          [SHARED]: issued('api.customer.test'),
+          [OTHER]: {
+            ...issued('console-api.customer.test'),
+            Type: 'IMPORTED',
+            NotAfter: new Date('2031-03-01T00:00:00Z'),
+          },
+        },
+      },
+      context,
+    );
+    expect(refusals).toEqual([]);
+    expect(warnings).toEqual([
+      `the certificate ${OTHER} was imported: ACM does not renew it, so import its successor before 2031-03-01`,
+    ]);
+    expect(asked).toEqual([SHARED, OTHER]);
   });
 });
