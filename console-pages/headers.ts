@@ -4,7 +4,8 @@
  * elsewhere; they call only the console API and the sign-in token endpoint.
  *
  * `strict-transport-security` is sent everywhere: browsers ignore it over plain http (RFC 6797
- * §8.1), so locally it changes nothing, and in AWS the pages are https only.
+ * §8.1), so locally it changes nothing, and in AWS the pages are https only. No includeSubDomains,
+ * as on the API: hosts below the pages' are not theirs to decide.
  */
 export interface ConsolePagesOrigins {
   /** Origins of the API(s) the pages call (`config.json` apiUrl's origin). */
@@ -32,7 +33,7 @@ export function consolePagesHeaders({
   ].join('; ');
   return {
     'content-security-policy': policy,
-    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    'strict-transport-security': 'max-age=31536000',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',

@@ -243,7 +243,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       baseUrl,
       devConsole: await prepareDevConsole({ stateDir: options.stateDir, baseUrl, issuer }),
       devSignIn: createDevSignIn({ issuer, seed, consoleUrl: localConsoleUrl(baseUrl) }),
-      // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the dev console's origin.
+      // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the console pages' origin.
       consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
       functionTimeoutSeconds: options.functionTimeoutSeconds,
     };

@@ -195,7 +195,7 @@ export function notReady(): HttpResponse {
 
 export function send(response: ServerResponse, result: HttpResponse): void {
   if (response.headersSent) return;
-  // The harness's own answers (docs, the dev console, API Gateway's errors) are not sniffed either.
+  // The harness's own answers (docs, the console pages, API Gateway's errors) are not sniffed either.
   response.writeHead(result.statusCode, {
     'x-content-type-options': 'nosniff',
     ...result.headers,
