@@ -1,15 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fieldTypes } from '#lib/records/fields.ts';
 import * as z from '#lib/validation/zod.ts';
-import type { DevIssuer } from './dev-issuer.ts';
+import { buildConsolePages, PAGE_FILES } from '../../console-pages/build.ts';
+import { CONFIG_FILE, ConsolePagesConfig } from '../../console-pages/config.ts';
+import { consolePagesHeaders } from '../../console-pages/headers.ts';
+import { type DevIssuer, LOCAL_AUDIENCE } from './dev-issuer.ts';
+import { DEV_SIGN_IN_PATHS } from './dev-sign-in.ts';
 import type { HttpResponse } from './lambda-runner.ts';
-import type { SeedRecord } from './seed.ts';
 
 /**
- * The dev console: the few console pages the service links to (invite accept, OAuth consent),
- * served by the harness so every link in a local e-mail or redirect can be clicked. Plain HTML
- * whose script (dev-console/console.js, inlined) calls the API same-origin with a token from the
- * local-only sign-in below. The real console is another project; this is a stand-in for local use.
+ * The console pages (console-pages/) served by the harness under /console/, as CloudFront serves
+ * them in AWS: built at start for that base path, with a config.json for the local stack (the API
+ * is the harness, sign-in the dev issuer's Cognito-like endpoints, dev-sign-in.ts), the same
+ * headers (console-pages/headers.ts), and index.html for every path that is not one of the files
+ * (CloudFront's error responses do the same). Beside them, `POST /console/dev/token` mints a
+ * console token for an e-mail address, for scripts and tests.
  */
 export const CONSOLE_PATH = '/console';
 
@@ -18,9 +24,14 @@ export const localConsoleUrl = (baseUrl: string) => `${baseUrl}${CONSOLE_PATH}`;
 
 export const isConsolePath = (path: string) => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`);
 
+/** What the local sign-in asks for: the scopes a Cognito app client of the console would. */
+const LOCAL_SIGN_IN_SCOPES = ['openid', 'email', 'profile'];
+
 export interface DevConsole {
   issuer: DevIssuer;
-  seed: SeedRecord;
+  /** Each served file by name (config.json included), read once at start. */
+  files: Map<string, { body: Buffer; contentType: string }>;
+  headers: Record<string, string>;
 }
 
 export interface ConsoleRequest {
@@ -30,14 +41,55 @@ export interface ConsoleRequest {
   body: Buffer;
 }
 
+const CONTENT_TYPES: Record<string, string> = {
+  [PAGE_FILES.shell]: 'text/html; charset=utf-8',
+  [PAGE_FILES.script]: 'text/javascript; charset=utf-8',
+  [PAGE_FILES.style]: 'text/css; charset=utf-8',
+  [CONFIG_FILE]: 'application/json',
+};
+
+/** The local stack's config.json: the API and the dev issuer's sign-in, both on the harness. */
+export function localConsoleConfig(baseUrl: string): ConsolePagesConfig {
+  return ConsolePagesConfig.parse({
+    apiUrl: baseUrl,
+    signIn: {
+      authorizeUrl: `${baseUrl}${DEV_SIGN_IN_PATHS.authorize}`,
+      tokenUrl: `${baseUrl}${DEV_SIGN_IN_PATHS.token}`,
+      logoutUrl: `${baseUrl}${DEV_SIGN_IN_PATHS.logout}`,
+      clientId: LOCAL_AUDIENCE,
+      scopes: LOCAL_SIGN_IN_SCOPES,
+    },
+  });
+}
+
+/** Build the pages into `<stateDir>/console-pages/` with the local config.json, ready to serve. */
+export async function prepareDevConsole(input: {
+  stateDir: string;
+  baseUrl: string;
+  issuer: DevIssuer;
+}): Promise<DevConsole> {
+  const outDir = join(input.stateDir, 'console-pages');
+  const built = await buildConsolePages(outDir, { basePath: `${CONSOLE_PATH}/` });
+  const config = localConsoleConfig(input.baseUrl);
+  writeFileSync(join(outDir, CONFIG_FILE), JSON.stringify(config, null, 2));
+  const files = new Map<string, { body: Buffer; contentType: string }>();
+  for (const name of [...built.map((file) => file.name), CONFIG_FILE]) {
+    files.set(name, {
+      body: readFileSync(join(outDir, name)),
+      contentType: CONTENT_TYPES[name] ?? 'application/octet-stream',
+    });
+  }
+  const headers = consolePagesHeaders({
+    apiOrigins: [config.apiUrl],
+    signInOrigin: config.signIn.tokenUrl,
+  });
+  return { issuer: input.issuer, files, headers };
+}
+
 const TOKEN_PATH = `${CONSOLE_PATH}/dev/token`;
 const MAX_TOKEN_BODY_BYTES = 1024;
 const TOKEN_HOURS = 24;
 const TokenRequest = z.strictObject({ email: fieldTypes.email() });
-
-const assetsDir = new URL('./dev-console/', import.meta.url);
-const script = readFileSync(new URL('console.js', assetsDir), 'utf8');
-const style = readFileSync(new URL('console.css', assetsDir), 'utf8');
 
 /** Answer a request for a path under /console (see isConsolePath). */
 export async function handleConsoleRequest(request: ConsoleRequest, devConsole: DevConsole) {
@@ -46,20 +98,27 @@ export async function handleConsoleRequest(request: ConsoleRequest, devConsole: 
     if (method !== 'POST') return { ...jsonResponse(405, { message: 'Use POST' }), headers: allowPost };
     return mintConsoleToken(request, devConsole.issuer);
   }
-  if (method !== 'GET' && method !== 'HEAD') return jsonResponse(405, { message: 'Method Not Allowed' });
-  if (path === CONSOLE_PATH)
+  if (method !== 'GET' && method !== 'HEAD') {
+    return { ...jsonResponse(405, { message: 'Method Not Allowed' }), headers: allowGet };
+  }
+  if (path === CONSOLE_PATH) {
     return { statusCode: 302, headers: { location: `${CONSOLE_PATH}/` }, body: empty };
-  if (path === `${CONSOLE_PATH}/`) return html(200, homePage());
-  if (path === `${CONSOLE_PATH}/sign-in`) return html(200, signInPage(devConsole.seed));
-  if (path === `${CONSOLE_PATH}/oauth/consent`) return html(200, consentPage());
-  if (/^\/console\/admin\/invites\/[^/]+$/.test(path)) return html(200, invitePage());
-  return html(404, notFoundPage());
+  }
+  const name = path.slice(`${CONSOLE_PATH}/`.length);
+  const file = devConsole.files.get(name) ?? devConsole.files.get(PAGE_FILES.shell);
+  if (!file) throw new Error('the console pages were not built');
+  return {
+    statusCode: 200,
+    headers: { ...devConsole.headers, 'content-type': file.contentType, 'cache-control': 'no-cache' },
+    body: file.body,
+  };
 }
 
 const empty = Buffer.alloc(0);
 const allowPost = { 'content-type': 'application/json', allow: 'POST' };
+const allowGet = { 'content-type': 'application/json', allow: 'GET, HEAD' };
 
-/** POST /console/dev/token {email}: a console JWT from the dev issuer, as Cognito's hosted UI would give. */
+/** POST /console/dev/token {email}: a console token from the dev issuer, as sign-in would give. */
 async function mintConsoleToken(request: ConsoleRequest, issuer: DevIssuer): Promise<HttpResponse> {
   if (request.body.length > MAX_TOKEN_BODY_BYTES) {
     return jsonResponse(400, { message: `The body must be at most ${MAX_TOKEN_BODY_BYTES} bytes` });
@@ -89,176 +148,4 @@ function jsonResponse(statusCode: number, body: object): HttpResponse {
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
     body: Buffer.from(JSON.stringify(body)),
   };
-}
-
-function html(statusCode: number, page: string): HttpResponse {
-  return {
-    statusCode,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      // A consent page must not be framed by another site (clickjacking).
-      'content-security-policy': "frame-ancestors 'none'",
-      'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
-    },
-    body: Buffer.from(page),
-  };
-}
-
-export const escapeHtml = (value: string) =>
-  value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
-
-/** The frame of every page; `name` selects what console.js does on it. */
-function layout(name: string, title: string, main: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)} · Business Platform dev console</title>
-<style>${style}</style>
-</head>
-<body data-page="${name}">
-<header class="bar">
-  <a class="brand" href="${CONSOLE_PATH}/">Business Platform <span class="tag">dev console · local only</span></a>
-  <span id="who" class="who"></span>
-</header>
-<main>
-${main}
-</main>
-<script>${script}</script>
-</body>
-</html>`;
-}
-
-function homePage(): string {
-  return layout(
-    'home',
-    'Home',
-    `<h1>Dev console</h1>
-<p>The local stand-in for the console: the pages the service links to, so that every link it
-sends (invite e-mails, OAuth consent) can be clicked on this machine.</p>
-<section class="card">
-  <h2>Signed in</h2>
-  <p id="signed-in" hidden>Signed in as <strong id="email"></strong> <span id="expires" class="muted"></span></p>
-  <p id="signed-out">Nobody is signed in in this tab.</p>
-  <p class="actions">
-    <a class="button" href="${CONSOLE_PATH}/sign-in?next=%2Fconsole%2F">Sign in</a>
-    <button type="button" id="sign-out" class="secondary" hidden>Sign out</button>
-  </p>
-</section>
-<section class="card">
-  <h2>Pages</h2>
-  <ul>
-    <li><code>${CONSOLE_PATH}/oauth/consent?request_id=…</code>: where <code>/oauth/authorize</code> sends the
-      user to approve or deny an assistant.</li>
-    <li><code>${CONSOLE_PATH}/admin/invites/…</code>: the accept link of a platform admin invite e-mail.</li>
-    <li><a href="/docs">API docs</a> (<a href="/openapi.json">OpenAPI document</a>)</li>
-  </ul>
-</section>`,
-  );
-}
-
-function signInPage(seed: SeedRecord): string {
-  const users = [
-    ...seed.businesses.flatMap((business) =>
-      Object.entries(business.members).map(([role, email]) => ({ email, role, business: business.name })),
-    ),
-    { email: seed.platform_admin_email, role: 'platform admin', business: '' },
-  ];
-  const rows = users
-    .map(
-      (user) => `<li><button type="button" class="user" data-email="${escapeHtml(user.email)}">
-  <span class="email">${escapeHtml(user.email)}</span>
-  <span class="role">${escapeHtml(user.role)}${user.business ? ` · ${escapeHtml(user.business)}` : ''}</span>
-</button></li>`,
-    )
-    .join('\n');
-  return layout(
-    'sign-in',
-    'Dev sign-in',
-    `<h1>Dev sign-in</h1>
-<p class="note">Local only: this page mints a token from the harness's dev issuer for any e-mail
-address, without a password. In AWS, the console signs in through Cognito.</p>
-<p id="error" class="error" role="alert" hidden></p>
-<section class="card">
-  <h2>Demo users</h2>
-  <ul class="users">
-${rows}
-  </ul>
-</section>
-<section class="card">
-  <h2>Any e-mail address</h2>
-  <form id="email-form" class="inline">
-    <label for="email">E-mail</label>
-    <input id="email" name="email" type="email" required autocomplete="email" placeholder="someone@example.com">
-    <button type="submit">Sign in</button>
-  </form>
-</section>`,
-  );
-}
-
-function consentPage(): string {
-  return layout(
-    'consent',
-    'Approve an assistant',
-    `<p id="loading" class="muted">Loading the request…</p>
-<div id="error" class="error" role="alert" hidden></div>
-<section id="request" class="card consent" hidden>
-  <h1><span id="client-name"></span> wants to work on your business data</h1>
-  <p class="destination">Approving will send you to <strong id="client-host" class="host"></strong></p>
-  <p id="vouched-for" hidden></p>
-  <p id="loopback" class="warning" hidden><strong>This assistant runs on this computer.</strong>
-    Approve only if you started it yourself.</p>
-  <p id="consented-before" class="muted" hidden>You approved this assistant before.</p>
-  <h2>It asks to</h2>
-  <ul id="scopes" class="scopes"></ul>
-  <dl class="facts">
-    <dt>For</dt><dd id="resource"></dd>
-    <dt>Signed in as</dt><dd id="signed-in-as"></dd>
-    <dt>Request expires</dt><dd id="expires-at"></dd>
-  </dl>
-  <p id="status" class="warning" hidden></p>
-  <p id="ineligible" class="warning" hidden></p>
-  <p id="decision-error" class="error" role="alert" hidden></p>
-  <p class="actions">
-    <button type="button" id="approve">Approve</button>
-    <button type="button" id="deny" class="secondary">Deny</button>
-  </p>
-</section>`,
-  );
-}
-
-function invitePage(): string {
-  return layout(
-    'invite',
-    'Accept invite',
-    `<h1>Platform admin invite</h1>
-<section class="card">
-  <p>Signed in as <strong id="signed-in-as"></strong>.
-    <a id="switch-user" href="${CONSOLE_PATH}/sign-in">Sign in as someone else</a></p>
-  <p>Accepting makes this account a platform admin of the Business Platform. Only the invited
-    e-mail address can accept.</p>
-  <p class="actions"><button type="button" id="accept">Accept invite</button></p>
-  <div id="error" class="error" role="alert" hidden></div>
-  <div id="success" class="success" role="status" hidden>
-    <p><strong>Invite accepted.</strong> <span id="success-email"></span> is now a platform admin.</p>
-    <dl id="success-data" class="facts"></dl>
-  </div>
-</section>`,
-  );
-}
-
-function notFoundPage(): string {
-  return layout(
-    'not-found',
-    'Not found',
-    `<h1>Not found</h1>
-<p>The dev console has no page here. <a href="${CONSOLE_PATH}/">Go to the dev console</a>.</p>`,
-  );
 }

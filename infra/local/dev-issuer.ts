@@ -13,6 +13,8 @@ import { normaliseEmail } from '#lib/db/keys.ts';
  * cognitoAccessTokenClaims), so the local path is the deployed one.
  */
 export const LOCAL_ISSUER = 'https://local-issuer.invalid';
+/** Where the harness serves the dev issuer's keys and sign-in endpoints. */
+export const ISSUER_PATH = '/local-issuer';
 /** The app client id: Cognito access tokens carry it as `client_id` (they have no `aud`). */
 export const LOCAL_AUDIENCE = 'business-platform-console';
 

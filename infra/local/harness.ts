@@ -7,8 +7,9 @@ import { generateSigningKeys } from '#lib/oauth/new-signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { withParameterExamples } from '../openapi-guide.ts';
-import { localConsoleUrl } from './dev-console.ts';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer, localUserId } from './dev-issuer.ts';
+import { localConsoleUrl, prepareDevConsole } from './dev-console.ts';
+import { ISSUER_PATH, LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer, localUserId } from './dev-issuer.ts';
+import { createDevSignIn } from './dev-sign-in.ts';
 import {
   ensureTable,
   HarnessStartError,
@@ -20,7 +21,7 @@ import {
 } from './emulators.ts';
 import { gatewayError, stopFunctions } from './lambda-runner.ts';
 import type { SeedRecord } from './seed.ts';
-import { handle, ISSUER_PATH, notReady, type Site, send } from './site.ts';
+import { handle, notReady, type Site, send } from './site.ts';
 import { acquireStackLock, describeRunningStack } from './stack-lock.ts';
 
 export const LOCAL_TABLE_NAME = 'business-platform-local';
@@ -240,8 +241,9 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       docsOpenApi,
       jwks,
       baseUrl,
-      devConsole: { issuer, seed },
-      // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the dev console's origin.
+      devConsole: await prepareDevConsole({ stateDir: options.stateDir, baseUrl, issuer }),
+      devSignIn: createDevSignIn({ issuer, seed, consoleUrl: localConsoleUrl(baseUrl) }),
+      // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the console pages' origin.
       consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
       functionTimeoutSeconds: options.functionTimeoutSeconds,
     };

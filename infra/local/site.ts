@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { apiSurfaces, consolePreflightHeaders, consoleResponseHeaders } from '#lib/http/cors.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { type DevConsole, handleConsoleRequest, isConsolePath } from './dev-console.ts';
-import { LOCAL_ISSUER } from './dev-issuer.ts';
+import { ISSUER_PATH, LOCAL_ISSUER } from './dev-issuer.ts';
+import { type DevSignIn, isDevSignInPath } from './dev-sign-in.ts';
 import {
   buildHttpApiEvent,
   MAX_LAMBDA_PAYLOAD_BYTES,
@@ -18,12 +19,12 @@ import { gatewayError, type HttpResponse, invokeRoute } from './lambda-runner.ts
 /**
  * The local stack's front door: what API Gateway does in AWS (route matching, the body limits, the
  * console API's CORS answers, its own error bodies) and the pages the harness serves beside the
- * functions (the docs page, the dev console, the dev issuer's keys). `/openapi.json` is a route
+ * functions (the docs page, the console pages, the dev issuer's keys and sign-in). `/openapi.json` is a route
  * like any other (lib/routes/docs.ts). startHarness (harness.ts)
  * builds a Site and hands every request to handle().
  */
 
-export const ISSUER_PATH = '/local-issuer';
+export { ISSUER_PATH };
 export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
 export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
 export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
@@ -38,6 +39,7 @@ export interface Site {
   jwks: string;
   baseUrl: string;
   devConsole: DevConsole;
+  devSignIn: DevSignIn;
   consoleOrigins: string[];
   functionTimeoutSeconds: number | undefined;
 }
@@ -68,6 +70,15 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   const url = request.url ?? '/';
   const path = url.split('?')[0] ?? '/';
   const method = request.method ?? 'GET';
+  if (isDevSignInPath(path)) {
+    return site.devSignIn.handle({
+      method,
+      path,
+      query: new URLSearchParams(url.slice(path.length)),
+      contentType: request.headers['content-type'],
+      body,
+    });
+  }
   if (isConsolePath(path)) {
     return handleConsoleRequest(
       { method, path, contentType: request.headers['content-type'], body },
@@ -184,7 +195,7 @@ export function notReady(): HttpResponse {
 
 export function send(response: ServerResponse, result: HttpResponse): void {
   if (response.headersSent) return;
-  // The harness's own answers (docs, the dev console, API Gateway's errors) are not sniffed either.
+  // The harness's own answers (docs, the console pages, API Gateway's errors) are not sniffed either.
   response.writeHead(result.statusCode, {
     'x-content-type-options': 'nosniff',
     ...result.headers,

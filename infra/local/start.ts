@@ -79,7 +79,7 @@ if (harness && values['ready-json']) {
   console.log(`
 Business Platform Service is running at ${baseUrl}
   API docs        ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)
-  Dev console     ${localConsoleUrl(baseUrl)}/   (where invite and consent links lead; local sign-in)
+  Console pages   ${localConsoleUrl(baseUrl)}/   (sign-in, connected assistants; where invite and consent links lead)
   Sent e-mails    ${credentials.ses_web_url}
   Credentials     ${credentialsFile}
   Data            ${stateDir}   (npm run reset wipes it)

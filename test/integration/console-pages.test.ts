@@ -1,18 +1,24 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
+import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { TOKEN_KEY } from '../../console-pages/src/session.ts';
 import { localConsoleUrl } from '../../infra/local/dev-console.ts';
+import { DEV_SIGN_IN_PATHS } from '../../infra/local/dev-sign-in.ts';
 import { api } from '../support/api.ts';
 import { launchChromium } from '../support/browser.ts';
 import { scriptDocument } from '../support/document-host.ts';
+import { mcpStatus } from '../support/grant-probes.ts';
+import { discover, insecure, registerClient } from '../support/oauth.ts';
 import { arrangeTenant, platformAdminToken } from '../support/tenants.ts';
 
-// The dev console in a real (headless) browser: the pages the service links to, clicked through
-// as a newcomer would, against the real API behind the harness.
+// The console pages (console-pages/), built and served by the harness under /console/ as
+// CloudFront serves them, in a real (headless) browser: sign-in through the one adapter (the dev
+// issuer speaks Cognito's authorization code + PKCE), consent, invites, connected assistants.
 
 const harness = inject('harness');
 const consoleUrl = localConsoleUrl(harness.baseUrl);
@@ -27,37 +33,41 @@ afterAll(async () => {
 });
 
 /** A page in a context of its own, so every test starts signed out. */
-async function newPage(): Promise<Page> {
-  const page = await browser.newPage();
+async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
+  const context = await browser.newContext(viewport ? { viewport } : {});
+  const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  onTestFinished(() => page.close());
+  onTestFinished(() => context.close());
   return page;
 }
 
-/** On the sign-in page (arrived at by redirect), sign in with a typed e-mail address. */
+/** On the dev issuer's sign-in page (arrived at by redirect), sign in with a typed e-mail address. */
 async function signInAs(page: Page, email: string): Promise<void> {
-  await page.waitForURL((url) => url.pathname === '/console/sign-in');
+  await page.waitForURL((url) => url.pathname === DEV_SIGN_IN_PATHS.authorize);
   await page.getByLabel('E-mail').fill(email);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 const emailOf = (token: string) => String(decodeJwt(token).email);
 const freshEmail = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
+const storedToken = (page: Page) => page.evaluate((key) => sessionStorage.getItem(key), TOKEN_KEY);
 
-describe('dev console: sign-in', () => {
-  it('lists the seeded users; signing in as one lands on next, and the token works on the API', async () => {
+describe('console pages: sign-in through the authorization code + PKCE adapter', () => {
+  it('signs in from the home page as a listed demo user; the access token works on the API', async () => {
     const page = await newPage();
     const [business] = harness.credentials.businesses;
     if (!business) throw new Error('seed missing');
     const owner = emailOf(business.tokens.owner);
 
-    const response = await page.goto(
-      `${consoleUrl}/sign-in?next=${encodeURIComponent('/console/?from=test')}`,
-    );
-
-    expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    await page.goto(`${consoleUrl}/`);
+    expect(await page.locator('#signed-out').textContent()).toBe('Nobody is signed in in this tab.');
+    await page.locator('main').getByRole('link', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === DEV_SIGN_IN_PATHS.authorize);
+    const authorize = new URL(page.url());
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${consoleUrl}/auth/callback`);
     const users = page.getByRole('listitem').getByRole('button');
-    await expect.poll(() => users.count()).toBe(harness.credentials.businesses.length * 3 + 1);
+    expect(await users.count()).toBe(harness.credentials.businesses.length * 3 + 1);
     const listed = (await users.allTextContents()).join('\n');
     for (const seeded of harness.credentials.businesses) {
       for (const [role, token] of Object.entries(seeded.tokens)) {
@@ -68,16 +78,23 @@ describe('dev console: sign-in', () => {
     expect(listed).toContain(emailOf(platformAdminToken()));
 
     await page.getByRole('button', { name: owner }).click();
-    await page.waitForURL((url) => url.href === `${consoleUrl}/?from=test`);
+    await page.waitForURL(`${consoleUrl}/`);
     expect(await page.locator('#email').textContent()).toBe(owner);
-    const token = await page.evaluate(() => sessionStorage.getItem('bps-dev-console-token'));
+    const token = await storedToken(page);
+    expect(decodeJwt(token ?? '')).toMatchObject({ email: owner, token_use: 'access' });
     const read = await api('GET', `/api/v1/businesses/${business.id}/blog_posts/auto_schedule`, {
       token: token ?? '',
     });
     expect([200, 404]).toContain(read.status);
+
+    // Sign out ends the session here and at the dev issuer, and lands on the home page.
+    await page.locator('main').getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${consoleUrl}/`);
+    await page.locator('#signed-out').waitFor();
+    expect(await storedToken(page)).toBeNull();
   });
 
-  it('goes to /console/ after sign-in when next is another site or outside the console', async () => {
+  it('goes home after sign-in when next is another site or outside the pages', async () => {
     const page = await newPage();
     for (const next of ['https://evil.example/', '//evil.example/console/', '/docs', '/console/../docs']) {
       await page.goto(`${consoleUrl}/sign-in?next=${encodeURIComponent(next)}`);
@@ -86,30 +103,15 @@ describe('dev console: sign-in', () => {
     }
   });
 
-  it('answers 400 with the reason to a bad token request, and a 404 page for unknown paths', async () => {
-    const token = (request: Parameters<typeof api>[2]) => api('POST', '/console/dev/token', request);
-
-    expect((await token({ json: { email: 'Someone@Example.com' } })).status).toBe(200);
-    const bad = [
-      await token({ json: { email: 'not-an-email' } }),
-      await token({ json: { email: 'a@b.example', role: 'admin' } }),
-      await token({ raw: '{"email":', headers: { 'content-type': 'application/json' } }),
-      await token({ raw: JSON.stringify({ email: 'a@b.example' }) }),
-      await token({ json: { email: `${'a'.repeat(2000)}@b.example` } }),
-    ];
-    expect(bad.map((response) => response.status)).toEqual([400, 400, 400, 400, 400]);
-    expect(bad.map((response) => response.body.message)).toEqual([
-      expect.stringMatching(/email/i),
-      expect.stringMatching(/role/),
-      expect.stringMatching(/not valid JSON/),
-      expect.stringMatching(/content-type application\/json/),
-      expect.stringMatching(/at most 1024 bytes/),
-    ]);
-
-    const missing = await fetch(`${consoleUrl}/no/such/page`);
-    expect(missing.status).toBe(404);
-    expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await missing.text()).toContain('Not found');
+  it('refuses a callback that no sign-in of this tab started', async () => {
+    const page = await newPage();
+    await page.goto(`${consoleUrl}/auth/callback?code=forged&state=forged`);
+    const error = page.getByRole('alert');
+    await error.waitFor();
+    expect(await error.textContent()).toContain(
+      'This answer does not belong to a sign-in started in this tab.',
+    );
+    expect(await storedToken(page)).toBeNull();
   });
 });
 
@@ -127,7 +129,7 @@ async function mailTo(email: string): Promise<SentMail> {
   return mail;
 }
 
-describe('dev console: platform admin invite', () => {
+describe('console pages: platform admin invite', () => {
   it('accepts an invite from the e-mail link once signed in as the invitee', async () => {
     const email = freshEmail('invitee');
     const invited = await api('POST', '/api/v1/admin/users', {
@@ -185,51 +187,60 @@ async function startRedirectTarget() {
   return { host: `127.0.0.1:${port}`, redirectUri: `http://127.0.0.1:${port}/callback`, received };
 }
 
-/** Register a client that sends codes to a redirect URI; its client_id. */
-async function registerTestAssistant(redirectUri: string): Promise<string> {
-  const registered = await api('POST', '/oauth/register', {
-    json: { redirect_uris: [redirectUri], client_name: 'Test Assistant' },
-  });
-  expect(registered.status).toBe(201);
-  return registered.body.client_id;
-}
+const registerTestAssistant = async (redirectUri: string) =>
+  (await registerClient({ redirect_uris: [redirectUri], client_name: 'Test Assistant' })).client_id;
 
 /**
- * Make a client (by default, register one) and open its authorize URL; the browser ends on the
- * consent page, signed in.
+ * An authorization request started by oauth4webapi, as an assistant starts one: the browser opens
+ * its URL, follows /oauth/authorize to the consent page, and signs in on the way; it ends there.
  */
 async function openConsent(page: Page, email: string, makeClient = registerTestAssistant) {
   const target = await startRedirectTarget();
-  const clientId = await makeClient(target.redirectUri);
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(16).toString('base64url');
-  const query = Object.entries({
+  const as = await discover();
+  const client: oauth.Client = { client_id: await makeClient(target.redirectUri) };
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint ?? '');
+  url.search = new URLSearchParams({
     response_type: 'code',
-    client_id: clientId,
+    client_id: client.client_id,
     redirect_uri: target.redirectUri,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
     scope: 'edits:read edits:write',
-  })
-    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
-    .join('&');
+  }).toString();
 
-  await page.goto(`${harness.baseUrl}/oauth/authorize?${query}`);
+  await page.goto(url.href);
   await signInAs(page, email);
   await page.waitForURL(
     (url) => url.pathname === '/console/oauth/consent' && url.searchParams.has('request_id'),
   );
   await page.locator('#request').waitFor();
-  return { ...target, state };
+  /** After Approve: the code the browser brought back, exchanged by the assistant. */
+  const exchange = async () => {
+    await page.waitForURL((url) => url.href.startsWith(`${target.redirectUri}?`));
+    const params = oauth.validateAuthResponse(as, client, new URL(page.url()), state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      target.redirectUri,
+      verifier,
+      insecure,
+    );
+    return oauth.processAuthorizationCodeResponse(as, client, response);
+  };
+  return { ...target, state, exchange };
 }
 
-describe('dev console: OAuth consent', () => {
-  it('shows who asks and where approving leads, and approving sends the code to the assistant', async () => {
+describe('console pages: OAuth consent', () => {
+  it('shows who asks and that nobody verified it; Approve, reached with the keyboard, connects the assistant', async () => {
     const tenant = await arrangeTenant();
     const page = await newPage();
 
-    const { host, redirectUri, received, state } = await openConsent(page, tenant.emails.owner);
+    const { host, received, exchange } = await openConsent(page, tenant.emails.owner);
 
     expect(await page.locator('#client-name').textContent()).toBe('Test Assistant');
     expect(await page.locator('#client-host').textContent()).toBe(host);
@@ -237,17 +248,25 @@ describe('dev console: OAuth consent', () => {
     expect(await page.getByText('This assistant runs on this computer.').isVisible()).toBe(true);
     // A client that registered itself: the page says nobody vouches for it.
     const vouchedFor = page.locator('#vouched-for');
-    expect(await vouchedFor.isVisible()).toBe(true);
     expect(await vouchedFor.getAttribute('class')).toBe('warning');
     expect(await vouchedFor.textContent()).toContain('Nobody has verified who made this assistant.');
+    expect(await page.locator('#scopes').textContent()).toContain('Propose changes to that information');
     expect(await page.locator('#signed-in-as').textContent()).toBe(tenant.emails.owner);
-    await page.getByRole('button', { name: 'Approve' }).click();
-    await page.waitForURL((url) => url.href.startsWith(`${redirectUri}?`));
+
+    // Tab to Approve (it is in the tab order, after the header's links) and press it with Enter.
+    let presses = 0;
+    while (!(await page.locator('#approve').evaluate((button) => button.matches(':focus')))) {
+      presses += 1;
+      if (presses > 20) throw new Error('Approve is not reachable with Tab');
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    const tokens = await exchange();
 
     expect(received).toHaveLength(1);
-    expect(received[0]?.get('code')).toEqual(expect.any(String));
-    expect(received[0]?.get('state')).toBe(state);
     expect(received[0]?.get('iss')).toBe(harness.baseUrl);
+    expect(tokens.token_type).toBe('bearer');
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
   });
 
   it('says which site vouches for a client described by a metadata document', async () => {
@@ -289,11 +308,10 @@ describe('dev console: OAuth consent', () => {
     expect(received[0]?.get('error')).toBe('access_denied');
     expect(received[0]?.get('code')).toBeNull();
     expect(received[0]?.get('state')).toBe(state);
-    expect(received[0]?.get('iss')).toBe(harness.baseUrl);
   });
 
-  it('shows a user without a business why they cannot approve, with Approve disabled', async () => {
-    const page = await newPage();
+  it('shows a user without a business why they cannot approve, with Approve disabled, readable at 360 px', async () => {
+    const page = await newPage({ width: 360, height: 740 });
 
     await openConsent(page, freshEmail('no-business'));
 
@@ -302,6 +320,8 @@ describe('dev console: OAuth consent', () => {
     expect((await reason.textContent())?.length).toBeGreaterThan('You cannot approve this request: '.length);
     expect(await page.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Deny' }).isEnabled()).toBe(true);
+    // Nothing wider than the screen: no sideways scrolling at 360 px.
+    expect(await page.locator('html').evaluate((root) => root.scrollWidth)).toBeLessThanOrEqual(360);
   });
 
   it("shows the API's errors as text: a bad request id, an unknown request, a missing id", async () => {
@@ -321,5 +341,73 @@ describe('dev console: OAuth consent', () => {
     await page.goto(`${consoleUrl}/oauth/consent`);
     await error.waitFor();
     expect(await error.textContent()).toContain('This consent link has no request_id.');
+  });
+});
+
+describe('console pages: connected assistants', () => {
+  it('lists the assistant approved on the consent page; Disconnect ends it (401 at /mcp) and the list updates', async () => {
+    const tenant = await arrangeTenant();
+    const page = await newPage();
+    const { exchange } = await openConsent(page, tenant.emails.owner);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const tokens = await exchange();
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+
+    // Same tab, so still signed in: the home page lists the connection.
+    await page.goto(`${consoleUrl}/`);
+    const grant = page.locator('.grant');
+    await grant.waitFor();
+    expect(await grant.count()).toBe(1);
+    const shown = await grant.textContent();
+    expect(shown).toContain('Test Assistant');
+    expect(shown).toContain('nobody: it registered itself');
+    expect(shown).toContain('Read the business information of the businesses you manage');
+    expect(shown).toContain('Connected since');
+    expect(shown).toContain('Last used');
+
+    await page.getByRole('button', { name: 'Disconnect Test Assistant' }).click();
+    await page.getByRole('status').waitFor();
+    expect(await page.getByRole('status').textContent()).toBe(
+      'Test Assistant is disconnected: it can no longer act as you.',
+    );
+    await page.getByText('No assistant is connected to your account.').waitFor();
+    expect(await grant.count()).toBe(0);
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
+  });
+});
+
+describe('console pages: serving', () => {
+  it('serves every file and page path with headers that forbid framing and inline code', async () => {
+    for (const path of [
+      '/',
+      '/app.js',
+      '/console.css',
+      '/config.json',
+      '/oauth/consent',
+      '/admin/invites/x',
+    ]) {
+      const response = await fetch(`${consoleUrl}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      const policy = response.headers.get('content-security-policy') ?? '';
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).not.toContain('unsafe-inline');
+      expect(policy).toContain(`connect-src 'self' ${harness.baseUrl}`);
+    }
+    const config = await (await fetch(`${consoleUrl}/config.json`)).json();
+    expect(config).toEqual({
+      apiUrl: harness.baseUrl,
+      signIn: expect.objectContaining({ tokenUrl: `${harness.baseUrl}${DEV_SIGN_IN_PATHS.token}` }),
+    });
+  });
+
+  it('answers an unknown page path with the shell, which says there is no page there', async () => {
+    const page = await newPage();
+    const response = await page.goto(`${consoleUrl}/no/such/page`);
+    expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
   });
 });

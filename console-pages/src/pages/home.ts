@@ -1,0 +1,147 @@
+import { callApi, messageOf } from '../api.ts';
+import { vouchedForInWords } from '../client-source.ts';
+import { errorBox, formatTime, h, render, showError } from '../dom.ts';
+import type { PageContext } from '../page.ts';
+import { scopeItem } from '../scopes.ts';
+import { currentSession, forgetToken, type Session } from '../session.ts';
+import { signOut } from '../sign-in.ts';
+import { pagePath, signInPath } from '../site.ts';
+
+/** A connected assistant as `GET /api/v1/oauth/grants` lists it. */
+interface Grant {
+  grant_id: string;
+  client_id: string;
+  client_name: string;
+  client_source: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string;
+}
+
+/** Home: who is signed in, and the assistants connected to their account, each with Disconnect. */
+export function homePage(context: PageContext): void {
+  const session = currentSession();
+  const signedIn = h('section', { class: 'card' }, h('h2', {}, 'Signed in'));
+  if (session) {
+    const signOutButton = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
+    signOutButton.addEventListener('click', () => signOut(context.config));
+    signedIn.append(
+      h(
+        'p',
+        { id: 'signed-in' },
+        'Signed in as ',
+        h('strong', { id: 'email' }, session.name),
+        session.expiresAt
+          ? h('span', { class: 'muted' }, ` (until ${session.expiresAt.toLocaleString()})`)
+          : '',
+      ),
+      h('p', { class: 'actions' }, signOutButton),
+    );
+  } else {
+    signedIn.append(
+      h('p', { id: 'signed-out' }, 'Nobody is signed in in this tab.'),
+      h('p', { class: 'actions' }, h('a', { class: 'button', href: signInPath(pagePath('')) }, 'Sign in')),
+    );
+  }
+  render(
+    'Home',
+    h('h1', {}, 'Business Platform'),
+    h(
+      'p',
+      {},
+      'Approve the assistants that ask to work on your business data, accept invites, and see and disconnect the assistants connected to your account.',
+    ),
+    signedIn,
+    session ? assistantsSection(context, session) : null,
+  );
+}
+
+function assistantsSection(context: PageContext, session: Session): HTMLElement {
+  const list = h('ul', { class: 'grants', 'aria-live': 'polite' });
+  const status = h('p', { class: 'success', role: 'status', hidden: true });
+  const problem = errorBox();
+  const section = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'assistants-heading' },
+    h('h2', { id: 'assistants-heading' }, 'Assistants connected to your account'),
+    h(
+      'p',
+      {},
+      'Each one may act as you on the businesses you manage, as far as its permissions go, until you disconnect it.',
+    ),
+    status,
+    problem,
+    list,
+  );
+
+  async function refresh(): Promise<void> {
+    const { status: code, body } = await callApi(
+      context.config,
+      'GET',
+      '/api/v1/oauth/grants',
+      session.token,
+    );
+    if (code !== 200) {
+      if (code === 401) forgetToken();
+      showError(
+        problem,
+        'Could not list your assistants.',
+        messageOf(body) || `The service answered ${code}.`,
+      );
+      return;
+    }
+    const grants = (body as { grants?: Grant[] }).grants ?? [];
+    list.replaceChildren(...grants.map((grant) => grantItem(grant)));
+    if (grants.length === 0)
+      list.append(h('li', { class: 'muted' }, 'No assistant is connected to your account.'));
+  }
+
+  function grantItem(grant: Grant): HTMLLIElement {
+    const name = String(grant.client_name);
+    const disconnect = h(
+      'button',
+      { type: 'button', class: 'secondary', 'aria-label': `Disconnect ${name}` },
+      'Disconnect',
+    );
+    disconnect.addEventListener('click', async () => {
+      disconnect.disabled = true;
+      problem.hidden = true;
+      status.hidden = true;
+      const path = `/api/v1/oauth/grants/${encodeURIComponent(grant.grant_id)}`;
+      const answer = await callApi(context.config, 'DELETE', path, session.token);
+      if (answer.status !== 204) {
+        showError(
+          problem,
+          `Could not disconnect ${name}.`,
+          messageOf(answer.body) || `The service answered ${answer.status}.`,
+        );
+        disconnect.disabled = false;
+        return;
+      }
+      status.textContent = `${name} is disconnected: it can no longer act as you.`;
+      status.hidden = false;
+      await refresh();
+    });
+    return h(
+      'li',
+      { class: 'grant' },
+      h('h3', {}, name),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Vouched for by'),
+        h('dd', {}, vouchedForInWords(String(grant.client_source), String(grant.client_id))),
+        h('dt', {}, 'It may'),
+        h('dd', {}, h('ul', { class: 'scopes' }, ...grant.scopes.map((scope) => scopeItem(String(scope))))),
+        h('dt', {}, 'Connected since'),
+        h('dd', {}, formatTime(String(grant.created_at))),
+        h('dt', {}, 'Last used'),
+        h('dd', {}, formatTime(String(grant.last_used_at))),
+      ),
+      h('p', { class: 'actions' }, disconnect),
+    );
+  }
+
+  void refresh();
+  return section;
+}
