@@ -21,12 +21,18 @@ const app = new App(
   { autoResize: true },
 );
 
-/** Draws the state, keeping keyboard focus on the control that had it (by id). */
+/** The control that last had keyboard focus, by id: a redraw replaces it, and it may be disabled a while. */
+let focusedId: string | undefined;
+root.addEventListener('focusin', (event) => {
+  focusedId = (event.target as HTMLElement).id || undefined;
+});
+
+/** Draws the state, giving focus back to the control that had it, unless it left the view. */
 function draw(): void {
-  const focused = document.activeElement?.id;
+  const focusInView = document.activeElement === document.body || root.contains(document.activeElement);
   root.innerHTML = renderReview(state);
   root.setAttribute('aria-busy', String(Boolean(state.busy)));
-  if (focused) document.getElementById(focused)?.focus();
+  if (focusInView && focusedId) document.getElementById(focusedId)?.focus();
 }
 
 const textOf = (result: CallToolResult) =>
