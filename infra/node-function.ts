@@ -14,6 +14,8 @@ export interface NodeFunctionProps {
   description: string;
   timeoutSeconds: number;
   environment: Record<string, string>;
+  /** Shell commands that add files beside the bundle (in `outputDir`), run after esbuild. */
+  afterBundling?: (outputDir: string) => string[];
 }
 
 /**
@@ -62,6 +64,16 @@ export class NodeFunction extends Construct {
         mainFields: esbuildOptions.mainFields,
         externalModules: esbuildOptions.external,
         forceDockerBundling: false,
+        ...(props.afterBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) =>
+                  props.afterBundling?.(outputDir) ?? [],
+              },
+            }
+          : {}),
       },
     });
 

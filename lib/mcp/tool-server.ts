@@ -19,6 +19,7 @@ import {
   resultResponse,
 } from '#lib/mcp/protocol.ts';
 import type { RequestMeta } from '#lib/mcp/request-meta.ts';
+import { readReviewView, reviewViewResource } from '#lib/mcp/review-view.ts';
 import { handlePost, type McpHttpResponse } from '#lib/mcp/streamable-http.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
@@ -38,13 +39,17 @@ import { toJSONSchema } from '#lib/validation/zod.ts';
 export type { McpHttpResponse };
 
 const SERVER_INFO = { name: 'business-platform', version: '1.0.0' };
-/** What McpServer advertised for a server with tools (listChanged as it declared it). */
-const CAPABILITIES = { tools: { listChanged: true } };
 /**
- * What a modern client is told: tools, without listChanged, since this revision delivers change
- * notifications on a subscriptions/listen stream, which a stateless JSON-only server cannot hold.
+ * What McpServer advertised for a server with tools and resources (listChanged as it declared it).
+ * The one resource is the changeset review view (MCP Apps), which tools name in `_meta.ui`.
  */
-const MODERN_CAPABILITIES = { tools: {} };
+const CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true } };
+/**
+ * What a modern client is told: tools and resources, without listChanged, since this revision
+ * delivers change notifications on a subscriptions/listen stream, which a stateless JSON-only
+ * server cannot hold.
+ */
+const MODERN_CAPABILITIES = { tools: {}, resources: {} };
 /** The tool list changes only with a deploy: fresh for 5 minutes, the same for every caller. */
 const MODERN_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'public' };
 const toolsByName = new Map((tools as ToolDefinition[]).map((tool) => [tool.name, tool]));
@@ -111,6 +116,15 @@ async function answer(principal: AssistantPrincipal, request: JSONRPCRequest): P
         : invalidParams(id, 'params.cursor must be a string');
     case 'tools/call':
       return callTool(principal, id, params);
+    case 'resources/list':
+      return params.cursor === undefined || typeof params.cursor === 'string'
+        ? resultResponse(id, listResources())
+        : invalidParams(id, 'params.cursor must be a string');
+    // McpServer answers this as soon as it has resources; we have no templates.
+    case 'resources/templates/list':
+      return resultResponse(id, { resourceTemplates: [] });
+    case 'resources/read':
+      return readResource(id, params);
     default:
       return errorResponse(id, ErrorCode.MethodNotFound, 'Method not found');
   }
@@ -152,9 +166,36 @@ async function answerModern(
         ? resultResponse(id, completeResult(response.result, SERVER_INFO))
         : response;
     }
+    case 'resources/list':
+      return params.cursor === undefined || typeof params.cursor === 'string'
+        ? resultResponse(id, cacheableResult(listResources(), SERVER_INFO, MODERN_CACHE_HINT))
+        : invalidParams(id, 'params.cursor must be a string');
+    case 'resources/read': {
+      const response = await readResource(id, params);
+      return 'result' in response
+        ? resultResponse(id, completeResult(response.result, SERVER_INFO))
+        : response;
+    }
     default:
       return errorResponse(id, ErrorCode.MethodNotFound, 'Method not found');
   }
+}
+
+/** The resources: the changeset review view, for hosts that render MCP Apps. */
+const listResources = () => ({ resources: [reviewViewResource] });
+
+/**
+ * resources/read: the view by its URI. Another URI is -32602 worded as McpServer words it; a
+ * uri that is not a string, or not a URL, is -32602 too (McpServer would fail with -32603).
+ */
+async function readResource(id: JSONRPCRequest['id'], params: Params) {
+  if (typeof params.uri !== 'string') return invalidParams(id, 'params.uri must be a string');
+  if (!URL.canParse(params.uri)) return invalidParams(id, 'params.uri must be a URI');
+  const uri = new URL(params.uri).toString();
+  if (uri !== reviewViewResource.uri) {
+    return errorResponse(id, ErrorCode.InvalidParams, `MCP error -32602: Resource ${uri} not found`);
+  }
+  return resultResponse(id, await readReviewView());
 }
 
 const invalidParams = (id: JSONRPCRequest['id'], message: string) =>
@@ -181,8 +222,9 @@ const toolEntry = (tool: ToolDefinition, execution?: Tool['execution']) => ({
   description: tool.description,
   inputSchema: toJSONSchema(tool.input(), { target: 'draft-2020-12', io: 'input' }) as Tool['inputSchema'],
   annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
-  // Where the SDK puts it, so that the legacy answer stays the SDK's byte for byte.
+  // Where the SDK puts them, so that the legacy answer stays the SDK's byte for byte.
   ...(execution ? { execution } : {}),
+  ...(tool._meta ? { _meta: tool._meta } : {}),
   outputSchema: toJSONSchema(tool.output(), {
     target: 'draft-2020-12',
     io: 'output',

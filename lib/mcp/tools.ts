@@ -28,6 +28,7 @@ import { stageChangeset } from '#lib/edits/stage.ts';
 import { undoChange } from '#lib/edits/undo.ts';
 import { BusinessPathParams } from '#lib/http/common-schemas.ts';
 import { ProposeChangesInput } from '#lib/mcp/change-items.ts';
+import { reviewViewToolMeta } from '#lib/mcp/review-view.ts';
 import { describeChangeset, describeOutcome, describeSnapshot } from '#lib/mcp/summaries.ts';
 import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
@@ -50,6 +51,13 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   input: () => I;
   output: () => O;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+  /**
+   * Tool metadata: `ui.resourceUri` names the MCP Apps view a host renders the result in (the
+   * changeset review). Declared whatever the client: a modern request carries no capabilities to
+   * negotiate on, and a host without the extension ignores it. No tool is for the view alone
+   * (`ui.visibility`): the view calls the tools an assistant calls.
+   */
+  _meta?: { ui: { resourceUri: string } };
   run(principal: AssistantPrincipal, input: z.output<I>): Promise<{ data: z.output<O>; summary: string }>;
 }
 
@@ -158,6 +166,7 @@ export const tools = [
     input: ProposeChangesInput,
     output: Changeset,
     annotations: write(false, false),
+    _meta: reviewViewToolMeta,
     async run(principal, { session_id: sessionId, ...body }) {
       const changeset = await stageChangeset(principal, sessionId, body);
       return {
@@ -189,6 +198,7 @@ export const tools = [
     input: ChangesetPathParams,
     output: Changeset,
     annotations: read,
+    _meta: reviewViewToolMeta,
     async run(principal, input) {
       const changeset = await readChangeset(principal, input.changeset_id);
       return { data: changeset, summary: describeChangeset(changeset) };

@@ -45,14 +45,15 @@ const baseline = new Map(
 const applicable = scenarios.filter((scenario) => !baseline.has(scenario));
 
 /**
- * What a baselined scenario may fail with: each means the scenario needs something a stateless,
- * tools-only server with JSON responses does not have. A baselined scenario failing otherwise
- * (401, 500, a timeout, a malformed answer) fails this test.
+ * What a baselined scenario may fail with: each means the scenario needs something a stateless
+ * server of tools and one resource, answering in JSON, does not have. A baselined scenario
+ * failing otherwise (401, 500, a timeout, a malformed answer) fails this test.
  */
 const DOES_NOT_APPLY = [
   /-32601: Method not found/, // a method of a capability the server does not declare
   /Unknown tool: \w+/, // a call of a fixture tool of the suite's "everything server"
   /Tool '?\w+'? not found/, // a fixture tool looked for in tools/list
+  /Resource test:\/\/\S+ not found/, // a fixture resource of the suite's "everything server"
   /did not request (sampling|elicitation) from client/, // a server-to-client request
   /No (image|audio|resource) content found|Missing (image|resource) content/, // fixture tool content
   /did not provide session ID/, // a session (warning)

@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
+import { readReviewView, reviewViewResource } from '#lib/mcp/review-view.ts';
 import type { McpHttpResponse } from '#lib/mcp/streamable-http.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 
@@ -17,13 +18,17 @@ import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/t
  * later) defines JSON Schema 2020-12 and the tool server publishes that. The reference re-emits
  * the tools/list schemas with the same SDK function given the 2020-12 target, which is the SDK
  * with that call fixed (typescript-sdk issue 2084); everything else is the SDK's answer as sent.
+ * Its resource is the changeset review view, registered as McpServer takes it.
  */
 export async function sdkToolServer(
   principal: AssistantPrincipal,
   headers: Record<string, string | undefined>,
   body: unknown,
   allowedOrigins: string[],
+  /** `false`: the server as it was before it had a view (no resource, no tool `_meta`). */
+  options: { withReviewView?: boolean } = {},
 ): Promise<McpHttpResponse> {
+  const withReviewView = options.withReviewView ?? true;
   const server = new McpServer(
     { name: 'business-platform', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: TOOL_SERVER_INSTRUCTIONS },
@@ -37,6 +42,7 @@ export async function sdkToolServer(
         inputSchema: tool.input(),
         outputSchema: tool.output(),
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+        ...(withReviewView && tool._meta ? { _meta: tool._meta } : {}),
       },
       async (input: unknown): Promise<CallToolResult> => {
         const { data, summary } = await tool.run(principal, input as never);
@@ -46,6 +52,10 @@ export async function sdkToolServer(
         };
       },
     );
+  }
+  if (withReviewView) {
+    const { uri, name, ...view } = reviewViewResource;
+    server.registerResource(name, uri, view, () => readReviewView());
   }
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

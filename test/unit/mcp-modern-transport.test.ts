@@ -26,7 +26,7 @@ beforeAll(() => {
 });
 
 describe('server/discover', () => {
-  it('names the versions served (both eras, newest first), the tools capability, the server and how to use it', async () => {
+  it('names the versions served (both eras, newest first), the tools and resources capabilities, the server and how to use it', async () => {
     const { statusCode, json } = await send(modernPost('server/discover', {}, { id: 'd-1' }));
 
     expect(statusCode).toBe(200);
@@ -36,7 +36,7 @@ describe('server/discover', () => {
       result: {
         resultType: 'complete',
         supportedVersions: SERVED,
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, resources: {} },
         instructions: expect.stringContaining('propose_changes'),
         _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'business-platform', version: '1.0.0' } },
         ttlMs: 300_000,

@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { REVIEW_VIEW_FILE, REVIEW_VIEW_URI } from '#lib/mcp/review-view.ts';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
 import { testAssistant } from '../support/assistant-principal.ts';
 import { sdkToolServer } from '../support/mcp-sdk-reference.ts';
@@ -43,6 +47,10 @@ const call = (name: string, args?: unknown) =>
 beforeAll(() => {
   vi.stubEnv('OAUTH_ISSUER', ISSUER);
   vi.stubEnv('MCP_ALLOWED_ORIGINS', INSPECTOR);
+  // The review view's page, where the function's bundle carries it (its content is not the point here).
+  const taskRoot = mkdtempSync(join(tmpdir(), 'mcp-task-root-'));
+  writeFileSync(join(taskRoot, REVIEW_VIEW_FILE), '<!doctype html><title>Review</title>');
+  vi.stubEnv('LAMBDA_TASK_ROOT', taskRoot);
 });
 
 describe('the tool server answers as the MCP SDK did', () => {
@@ -84,6 +92,11 @@ describe('the tool server answers as the MCP SDK did', () => {
       call('propose_changes', { session_id: 'x', items: [{ entity: 'faq' }] }),
     ],
     ['no arguments to a tool that needs some', call('read_record')],
+    ['resources/list', request('resources/list', {})],
+    ['resources/templates/list', request('resources/templates/list', {})],
+    ['resources/read of the review view', request('resources/read', { uri: REVIEW_VIEW_URI })],
+    ['resources/read of another ui:// URI', request('resources/read', { uri: 'ui://business-platform/x' })],
+    ['resources/subscribe (no subscriptions)', request('resources/subscribe', { uri: REVIEW_VIEW_URI })],
   ])('%s', async (_name, body) => {
     expect(await ours(body)).toEqual(await sdk(body));
   });
