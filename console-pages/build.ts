@@ -21,11 +21,17 @@ export const PAGE_FILES = { shell: 'index.html', script: 'app.js', style: 'conso
 
 const sourceDir = fileURLToPath(new URL('./', import.meta.url));
 
-export async function buildConsolePages(outDir: string, options: { basePath?: string } = {}) {
-  const basePath = options.basePath ?? '/';
+/** The shell (`index.html`) for a base path, as the build writes it. */
+export function pageShell(basePath = '/'): string {
   if (!/^\/([\w.-]+\/)*$/.test(basePath)) {
     throw new Error(`basePath must start and end with '/' (e.g. '/' or '/console/'), got '${basePath}'`);
   }
+  return readFileSync(join(sourceDir, PAGE_FILES.shell), 'utf8').replaceAll('%BASE_PATH%', basePath);
+}
+
+export async function buildConsolePages(outDir: string, options: { basePath?: string } = {}) {
+  const basePath = options.basePath ?? '/';
+  const shell = pageShell(basePath);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   await build({
@@ -41,7 +47,6 @@ export async function buildConsolePages(outDir: string, options: { basePath?: st
     define: { CONSOLE_BASE_PATH: JSON.stringify(basePath) },
   });
   copyFileSync(join(sourceDir, PAGE_FILES.style), join(outDir, PAGE_FILES.style));
-  const shell = readFileSync(join(sourceDir, PAGE_FILES.shell), 'utf8').replaceAll('%BASE_PATH%', basePath);
   writeFileSync(join(outDir, PAGE_FILES.shell), shell);
   return Object.values(PAGE_FILES).map(
     (name): BuiltFile => ({ name, bytes: statSync(join(outDir, name)).size }),

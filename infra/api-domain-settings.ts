@@ -59,6 +59,8 @@ export function readApiDomainSettings(
   raw: (key: StageSettingKey) => string | undefined,
   flag: (key: StageSettingKey, fallback: boolean) => boolean,
   deployRegion: string | undefined,
+  /** The console pages' own name (setting `consoleDomainName`), which the hosted zone must hold too. */
+  consolePagesDomainName?: string,
 ): ApiDomainSettings {
   const domainSetting = (key: 'domainName' | 'consoleApiDomainName'): string | undefined => {
     const value = raw(key)?.trim().toLowerCase().replace(/\.$/, '');
@@ -123,7 +125,7 @@ export function readApiDomainSettings(
     );
   }
 
-  const hostedZone = readHostedZone(raw, [domainName, consoleApiDomainName]);
+  const hostedZone = readHostedZone(raw, [domainName, consoleApiDomainName, consolePagesDomainName]);
   const assistantDomain = domainName && certificateArn ? { domainName, certificateArn } : undefined;
   const consoleCertificate = consoleCertificateArn ?? certificateArn;
   const consoleApiDomain =
@@ -161,7 +163,7 @@ function readHostedZone(
   const named = domains.filter((domain): domain is string => domain !== undefined);
   if (named.length === 0) {
     throw new ContextError(
-      'context hostedZoneId is set, but no domainName or consoleApiDomainName needs records',
+      'context hostedZoneId is set, but no domainName, consoleApiDomainName or consoleDomainName needs records',
     );
   }
   for (const domain of named) {

@@ -10,6 +10,7 @@ import { type ApiSurface, apiSurfaces, CONSOLE_CORS } from '#lib/http/cors.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { ServiceAlarms } from './alarms.ts';
 import { ApiCustomDomain } from './api-custom-domain.ts';
+import { consoleSite } from './console-site.ts';
 import { publishParameter, readParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
 import { type ServiceConfig, ServiceFunction, type StatefulRefs } from './service-function.ts';
@@ -35,7 +36,7 @@ export class HttpApiStack extends Stack {
       description: 'Business Platform Service: console, agent and internal APIs',
       createDefaultStage: false,
       corsPreflight: {
-        allowOrigins: context.consoleOrigins,
+        allowOrigins: consoleSite(this, context).consoleOrigins,
         allowHeaders: [...CONSOLE_CORS.allowHeaders],
         exposeHeaders: [...CONSOLE_CORS.exposeHeaders],
         allowMethods: CONSOLE_CORS.allowMethods.map((method) => apigw.CorsHttpMethod[method]),
@@ -162,7 +163,7 @@ export interface RoutesStackProps extends StackProps {
   area: string;
   routes: readonly RouteDefinition[];
   context: ServiceContext;
-  config: Omit<ServiceConfig, 'publicUrl'>;
+  config: Omit<ServiceConfig, 'publicUrl' | 'consoleUrl' | 'mcpAllowedOrigins'>;
 }
 
 /**
@@ -204,9 +205,17 @@ export class RoutesStack extends Stack {
       return found;
     };
     const stack = this;
+    const site = consoleSite(this, props.context);
     // The OAuth issuer must be the URL clients use: a custom domain when there is one.
     const config: ServiceConfig = {
       ...props.config,
+      // Read lazily too: the pages' URL is a parameter only the areas that link to the console need.
+      get consoleUrl() {
+        return site.consoleUrl;
+      },
+      get mcpAllowedOrigins() {
+        return site.mcpAllowedOrigins;
+      },
       // Read lazily too: only the areas that serve OAuth, consent, edits or MCP need it.
       get publicUrl() {
         return props.context.publicUrl ?? apiEndpoint(stack, api('assistant').apiId);

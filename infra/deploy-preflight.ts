@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-sesv2';
 import { GetParameterCommand, ParameterNotFound, type SSMClient } from '@aws-sdk/client-ssm';
 import { certificateRegion } from './api-domain-settings.ts';
+import { CLOUDFRONT_CERTIFICATE_REGION } from './console-pages-settings.ts';
 import type { ServiceContext } from './service-context.ts';
 
 export interface PreflightFindings {
@@ -78,74 +79,121 @@ export const certificateCovers = (certificateName: string, domain: string): bool
   return dot > 0 && domain.slice(dot + 1) === name.slice(2);
 };
 
+/** Where a certificate must be, and why, for the names that use it. */
+interface CertificateUse {
+  arn: string;
+  domains: string[];
+  /** The ACM client of the region the certificate must be in. */
+  acm: ACMClient;
+  region: string;
+  /** Why that region, said when the certificate is elsewhere. */
+  regionRule: string;
+}
+
 /**
  * The custom domains' certificates, which CloudFormation would only reject after minutes of
- * deploying: each must be in the deploy's region (API Gateway's regional domains take no other),
- * exist in the account, be ISSUED, and name every domain that uses it. An imported certificate is
- * a warning: ACM does not renew it.
+ * deploying: each must be where its user takes it from (API Gateway's regional domains: the
+ * deploy's region; CloudFront, for the console pages: us-east-1), exist in the account, be
+ * ISSUED, and name every domain that uses it. An imported certificate is a warning: ACM does not
+ * renew it.
  */
 export async function certificateFindings(
-  acm: ACMClient,
+  clients: { acm: ACMClient; cloudFrontAcm: ACMClient },
   context: ServiceContext,
   region: string,
 ): Promise<PreflightFindings> {
+  const uses = new Map<string, CertificateUse>();
+  const use = (arn: string, domain: string, rule: Omit<CertificateUse, 'arn' | 'domains'>) => {
+    const key = `${rule.region} ${arn}`;
+    const found = uses.get(key);
+    if (found) found.domains.push(domain);
+    else uses.set(key, { arn, domains: [domain], ...rule });
+  };
+  for (const domain of [context.assistantDomain, context.consoleApiDomain]) {
+    if (domain) {
+      use(domain.certificateArn, domain.domainName, {
+        acm: clients.acm,
+        region,
+        regionRule: `this deploy goes to ${region}: API Gateway's regional custom domains take a certificate of their own region`,
+      });
+    }
+  }
+  const pages = context.consolePages?.domain;
+  if (pages) {
+    use(pages.certificateArn, pages.domainName, {
+      acm: clients.cloudFrontAcm,
+      region: CLOUDFRONT_CERTIFICATE_REGION,
+      regionRule: `CloudFront, which serves the console pages, takes certificates of ${CLOUDFRONT_CERTIFICATE_REGION} only`,
+    });
+  }
+  const findings = await Promise.all([...uses.values()].map(certificateUseFindings));
+  return {
+    refusals: findings.flatMap((finding) => finding.refusals),
+    warnings: findings.flatMap((finding) => finding.warnings),
+  };
+}
+
+async function certificateUseFindings({
+  arn,
+  domains,
+  acm,
+  region,
+  regionRule,
+}: CertificateUse): Promise<PreflightFindings> {
   const refusals: string[] = [];
   const warnings: string[] = [];
-  const domainsOf = new Map<string, string[]>();
-  for (const domain of [context.assistantDomain, context.consoleApiDomain]) {
-    if (domain)
-      domainsOf.set(domain.certificateArn, [
-        ...(domainsOf.get(domain.certificateArn) ?? []),
-        domain.domainName,
-      ]);
-  }
-  for (const [arn, domains] of domainsOf) {
-    const certificateAt = certificateRegion(arn);
-    if (certificateAt !== region) {
-      refusals.push(
-        `the certificate ${arn} is in ${certificateAt}, but this deploy goes to ${region}: API Gateway's regional custom domains take a certificate of their own region; request or import one for ${domains.join(', ')} in ${region}`,
-      );
-      continue;
-    }
-    const found = await acm
-      .send(new DescribeCertificateCommand({ CertificateArn: arn }))
-      .catch((error: unknown) => {
-        if (error instanceof ResourceNotFoundException) return undefined;
-        throw error;
-      });
-    const certificate = found?.Certificate;
-    if (!certificate) {
-      refusals.push(
-        `the certificate ${arn} is not in this account and region: request it in ACM (${region}) for ${domains.join(', ')}`,
-      );
-      continue;
-    }
-    if (certificate.Status !== 'ISSUED') {
-      refusals.push(
-        `the certificate ${arn} is ${certificate.Status}, not ISSUED${certificate.Status === 'PENDING_VALIDATION' ? ': publish the CNAME records ACM shows for its validation and wait until it is issued' : ''}`,
-      );
-    }
-    const names = [certificate.DomainName, ...(certificate.SubjectAlternativeNames ?? [])].filter(
-      (name): name is string => name !== undefined,
+  const certificateAt = certificateRegion(arn);
+  if (certificateAt !== region) {
+    refusals.push(
+      `the certificate ${arn} is in ${certificateAt}, but ${regionRule}; request or import one for ${domains.join(', ')} in ${region}`,
     );
-    const uncovered = domains.filter((domain) => !names.some((name) => certificateCovers(name, domain)));
-    if (uncovered.length > 0) {
-      refusals.push(
-        `the certificate ${arn} covers ${[...new Set(names)].join(', ')}, not ${uncovered.join(', ')}: request one that names ${uncovered.length > 1 ? 'them' : 'it'} (or a wildcard over ${uncovered.length > 1 ? 'them' : 'it'})`,
-      );
-    }
-    if (certificate.Type === 'IMPORTED') {
-      warnings.push(
-        `the certificate ${arn} was imported: ACM does not renew it, so import its successor before ${certificate.NotAfter?.toISOString().slice(0, 10) ?? 'it expires'}`,
-      );
-    }
+    return { refusals, warnings };
+  }
+  const found = await acm
+    .send(new DescribeCertificateCommand({ CertificateArn: arn }))
+    .catch((error: unknown) => {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    });
+  const certificate = found?.Certificate;
+  if (!certificate) {
+    refusals.push(
+      `the certificate ${arn} is not in this account and region: request it in ACM (${region}) for ${domains.join(', ')}`,
+    );
+    return { refusals, warnings };
+  }
+  if (certificate.Status !== 'ISSUED') {
+    refusals.push(
+      `the certificate ${arn} is ${certificate.Status}, not ISSUED${certificate.Status === 'PENDING_VALIDATION' ? ': publish the CNAME records ACM shows for its validation and wait until it is issued' : ''}`,
+    );
+  }
+  const names = [certificate.DomainName, ...(certificate.SubjectAlternativeNames ?? [])].filter(
+    (name): name is string => name !== undefined,
+  );
+  const uncovered = domains.filter((domain) => !names.some((name) => certificateCovers(name, domain)));
+  if (uncovered.length > 0) {
+    refusals.push(
+      `the certificate ${arn} covers ${[...new Set(names)].join(', ')}, not ${uncovered.join(', ')}: request one that names ${uncovered.length > 1 ? 'them' : 'it'} (or a wildcard over ${uncovered.length > 1 ? 'them' : 'it'})`,
+    );
+  }
+  if (certificate.Type === 'IMPORTED') {
+    warnings.push(
+      `the certificate ${arn} was imported: ACM does not renew it, so import its successor before ${certificate.NotAfter?.toISOString().slice(0, 10) ?? 'it expires'}`,
+    );
   }
   return { refusals, warnings };
 }
 
 /** Account checks through the AWS APIs: CDK bootstrap, the Lambda concurrency quota, SES, certificates. */
 export async function accountFindings(
-  clients: { lambda: LambdaClient; ssm: SSMClient; ses: SESv2Client; acm: ACMClient },
+  clients: {
+    lambda: LambdaClient;
+    ssm: SSMClient;
+    ses: SESv2Client;
+    acm: ACMClient;
+    /** ACM in us-east-1, where CloudFront's certificates live. */
+    cloudFrontAcm: ACMClient;
+  },
   context: ServiceContext,
   region: string,
 ): Promise<PreflightFindings> {
@@ -166,7 +214,7 @@ export async function accountFindings(
     );
   }
   const mail = await mailFindings(clients.ses, context);
-  const certificates = await certificateFindings(clients.acm, context, region);
+  const certificates = await certificateFindings(clients, context, region);
   return {
     refusals: [...refusals, ...mail.refusals, ...certificates.refusals],
     warnings: [...warnings, ...mail.warnings, ...certificates.warnings],

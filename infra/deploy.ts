@@ -16,6 +16,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { App } from 'aws-cdk-lib';
+import { CLOUDFRONT_CERTIFICATE_REGION } from './console-pages-settings.ts';
 import { accountFindings } from './deploy-preflight.ts';
 import { ROOT_DIR } from './local/paths.ts';
 import { ContextError, readServiceContext, type ServiceContext } from './service-context.ts';
@@ -69,13 +70,22 @@ const SETTINGS_BEHIND: Partial<Record<keyof ServiceContext, readonly StageSettin
   consoleApiDomain: ['consoleApiDomainName', 'consoleCertificateArn'],
   hostedZone: ['hostedZoneId', 'hostedZoneName'],
   publicUrl: ['publicUrl', 'domainName'],
+  consolePages: ['consolePages', 'consoleDomainName', 'consolePagesCertificateArn'],
+  consoleUrl: ['consoleUrl', 'consoleDomainName'],
+};
+// Settings whose default is known only once deployed.
+const UNSET_MEANS: Partial<Record<keyof ServiceContext, string>> = {
+  consoleUrl: "(the console pages' CloudFront URL)",
+  mcpAllowedOrigins: "(the console pages' CloudFront URL)",
 };
 const stored = readStageSettings(stage);
 console.log(`Stage ${stage}: settings from ${relative(ROOT_DIR, file)}, defaults for the rest`);
 for (const [key, value] of Object.entries(context) as [keyof ServiceContext, unknown][]) {
   if (key === 'stage') continue;
   const shown =
-    typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '(unset)');
+    typeof value === 'object' && value !== null
+      ? JSON.stringify(value)
+      : String(value ?? UNSET_MEANS[key] ?? '(unset)');
   const fromFile = (SETTINGS_BEHIND[key] ?? [key as StageSettingKey]).some((setting) => setting in stored);
   console.log(`  ${key.padEnd(26)} ${shown}${fromFile ? '' : '   (default)'}`);
 }
@@ -105,7 +115,13 @@ const region = await lambda.config
     fail('no AWS region: set AWS_REGION (or a region in your AWS profile), then npm run deploy again'),
   );
 const findings = await accountFindings(
-  { lambda, ssm: new SSMClient({}), ses: new SESv2Client({}), acm: new ACMClient({}) },
+  {
+    lambda,
+    ssm: new SSMClient({}),
+    ses: new SESv2Client({}),
+    acm: new ACMClient({}),
+    cloudFrontAcm: new ACMClient({ region: CLOUDFRONT_CERTIFICATE_REGION }),
+  },
   context,
   region,
 ).catch((error: Error) => fail(`could not check the account: ${error.message}`));

@@ -21,7 +21,10 @@ export type ParameterKey =
   | 'jwt-profile'
   | 'console-api-id'
   | 'assistant-api-id'
-  | 'alarm-topic-arn';
+  | 'alarm-topic-arn'
+  | 'console-pages-url'
+  | 'console-pages-bucket-name'
+  | 'console-pages-distribution-id';
 
 export const parameterName = (stage: string, key: ParameterKey) => `/business-platform/${stage}/${key}`;
 

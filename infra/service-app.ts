@@ -3,6 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { HttpApiStack, RoutesStack, StagesStack } from './api-stack.ts';
+import { ConsolePagesFilesStack, ConsolePagesStack } from './console-pages-stack.ts';
 import { readServiceContext } from './service-context.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
@@ -13,7 +14,8 @@ export interface ServiceAppOptions {
 
 /**
  * The whole service as CDK stacks: stateful resources, the two HTTP APIs, one routes stack per
- * area of the route table, and the APIs' stages. Settings come from CDK context (cdk.json or
+ * area of the route table, and the APIs' stages; with `consolePages`, the pages' site first and
+ * their files last (infra/console-pages-stack.ts says why). Settings come from CDK context (cdk.json or
  * -c key=value, see infra/service-context.ts); stacks find each other through SSM parameters.
  */
 export function buildServiceApp({ app = new App(), routes = routeTable }: ServiceAppOptions = {}) {
@@ -25,13 +27,16 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
   Tags.of(app).add('service', 'business-platform');
   Tags.of(app).add('stage', context.stage);
 
+  const pages = context.consolePages
+    ? new ConsolePagesStack(app, `${prefix}-ConsolePages`, { context })
+    : undefined;
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, { context });
   const api = new HttpApiStack(app, `${prefix}-Api`, { context });
+  // The site's URL is read by the app client (stateful), the CORS (api) and the routes.
+  if (pages) for (const stack of [stateful, api]) stack.addStackDependency(pages);
   const config = {
     stage: context.stage,
     sesSender: context.sesSender,
-    consoleUrl: context.consoleUrl,
-    mcpAllowedOrigins: context.mcpAllowedOrigins,
     photosPublicBaseUrl: context.photosPublicBaseUrl,
   };
 
@@ -50,5 +55,11 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
   });
   const stages = new StagesStack(app, `${prefix}-Stages`, { context, routes });
   for (const stack of [api, ...routeStacks]) stages.addStackDependency(stack);
-  return { app, context, stateful, api, routeStacks, stages };
+  let pagesFiles: ConsolePagesFilesStack | undefined;
+  if (pages) {
+    // Last: config.json names the API and the app client, which must be live when the pages are.
+    pagesFiles = new ConsolePagesFilesStack(app, `${prefix}-ConsolePagesFiles`, { context });
+    for (const stack of [pages, stateful, stages]) pagesFiles.addStackDependency(stack);
+  }
+  return { app, context, pages, stateful, api, routeStacks, stages, pagesFiles };
 }

@@ -3,6 +3,7 @@ import { consoleOrigins } from '#lib/http/cors.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
 import { type ApiDomain, type HostedZoneSetting, readApiDomainSettings } from './api-domain-settings.ts';
+import { type ConsolePagesSettings, readConsolePagesSettings } from './console-pages-settings.ts';
 import { ContextError } from './context-error.ts';
 import { readStageSettings, STAGE_NAME, type StageSettingKey, StageSettingsError } from './stage-settings.ts';
 
@@ -18,8 +19,15 @@ export interface ServiceContext {
   sesIdentity: string;
   /** 'create' the identity in the stateful stack, or 'import' one verified already. */
   sesIdentityMode: 'create' | 'import';
-  consoleUrl: string;
+  /**
+   * The console's base URL (setting `consoleUrl`). Undefined only with the console pages on their
+   * CloudFront name: then it is the distribution's URL, known at deployment (infra/console-site.ts).
+   */
+  consoleUrl: string | undefined;
+  /** The origins set or known at synth; the deployed pages' origin is added to them (infra/console-site.ts). */
   consoleOrigins: string[];
+  /** The console pages deployed on S3 and CloudFront (setting `consolePages`), or none. */
+  consolePages: ConsolePagesSettings | undefined;
   /** 'hosted' = Cognito's authorization-code flow with a domain; 'srp' = the console signs in by SRP only. */
   consoleSignIn: 'hosted' | 'srp';
   cognitoDomainPrefix: string | undefined;
@@ -39,7 +47,8 @@ export interface ServiceContext {
   /** A proxy or CDN of the customer's serves `publicUrl`, so it need not be the assistant API's domain. */
   publicUrlServedExternally: boolean;
   photosPublicBaseUrl: string | undefined;
-  mcpAllowedOrigins: string[];
+  /** Undefined: the console's origin, known at deployment only (infra/console-site.ts). */
+  mcpAllowedOrigins: string[] | undefined;
   retainData: boolean;
   throttle: { rateLimit: number; burstLimit: number };
   /** The unauthenticated OAuth endpoints (register, token, revoke, authorize, discovery). */
@@ -96,12 +105,19 @@ export function readServiceContext(app: App): ServiceContext {
   };
 
   const sesSender = raw('sesSender') ?? 'no-reply@example.com';
-  const consoleUrl = (raw('consoleUrl') ?? 'https://console.example.com').replace(/\/+$/, '');
+  const consolePages = readConsolePagesSettings(raw, flag);
+  // The deployed pages are the console unless another is named.
+  const pagesUrl = consolePages?.domain ? `https://${consolePages.domain.domainName}` : undefined;
+  const consoleUrl = (
+    raw('consoleUrl') ?? (consolePages ? pagesUrl : 'https://console.example.com')
+  )?.replace(/\/+$/, '');
   const senderDomain = sesSender.split('@')[1] ?? '';
   if (stage !== 'dev') {
     const placeholders = [
       PLACEHOLDER_DOMAIN.test(senderDomain) ? `sesSender (${sesSender})` : undefined,
-      PLACEHOLDER_DOMAIN.test(new URL(consoleUrl).hostname) ? `consoleUrl (${consoleUrl})` : undefined,
+      consoleUrl && PLACEHOLDER_DOMAIN.test(new URL(consoleUrl).hostname)
+        ? `consoleUrl (${consoleUrl})`
+        : undefined,
     ].filter(Boolean);
     if (placeholders.length > 0) {
       throw new ContextError(
@@ -114,12 +130,23 @@ export function readServiceContext(app: App): ServiceContext {
   if (Boolean(issuer) !== Boolean(issuerAudience)) {
     throw new ContextError('context issuer and issuerAudience go together: set both or neither');
   }
+  const consoleSignIn = oneOf('consoleSignIn', ['hosted', 'srp'] as const, 'hosted');
+  if (consolePages && (consoleSignIn !== 'hosted' || issuer)) {
+    throw new ContextError(
+      issuer
+        ? "context consolePages signs in through the service's Cognito user pool, but issuer names another: drop one of them"
+        : 'context consolePages needs consoleSignIn hosted: the pages sign in with Cognito managed login (authorization code with PKCE), which srp turns off',
+    );
+  }
   let origins: string[];
   try {
-    origins = consoleOrigins(raw('consoleOrigins'), consoleUrl);
+    const setting = raw('consoleOrigins');
+    origins =
+      setting === undefined && consoleUrl === undefined ? [] : consoleOrigins(setting, consoleUrl ?? '');
   } catch (error) {
     throw new ContextError((error as Error).message);
   }
+  const mcpAllowedOrigins = raw('mcpAllowedOrigins') ?? (consoleUrl && new URL(consoleUrl).origin);
   const bootstrapAdminEmail = raw('bootstrapAdminEmail')?.trim().toLowerCase();
   if (bootstrapAdminEmail !== undefined && !z.safeParse(emailAddress(), bootstrapAdminEmail).success) {
     throw new ContextError(
@@ -134,17 +161,18 @@ export function readServiceContext(app: App): ServiceContext {
     sesIdentityMode: oneOf('sesIdentityMode', ['create', 'import'] as const, 'create'),
     consoleUrl,
     consoleOrigins: origins,
-    consoleSignIn: oneOf('consoleSignIn', ['hosted', 'srp'] as const, 'hosted'),
+    consolePages,
+    consoleSignIn,
     cognitoDomainPrefix: raw('cognitoDomainPrefix'),
     cognitoTier: oneOf('cognitoTier', ['essentials', 'plus'] as const, 'essentials'),
     cognitoEmail: oneOf('cognitoEmail', ['cognito', 'ses'] as const, 'cognito'),
     externalIssuer: issuer && issuerAudience ? { issuer, audience: issuerAudience } : undefined,
     // CDK's CLI tells the app the region env-agnostic stacks deploy to; an offline synth knows none.
-    ...readApiDomainSettings(raw, flag, process.env.CDK_DEFAULT_REGION),
+    ...readApiDomainSettings(raw, flag, process.env.CDK_DEFAULT_REGION, consolePages?.domain?.domainName),
     photosPublicBaseUrl: raw('photosPublicBaseUrl'),
     // Browser pages that may call /mcp (DNS-rebinding protection): the console unless told otherwise.
-    mcpAllowedOrigins: (raw('mcpAllowedOrigins') ?? new URL(consoleUrl).origin)
-      .split(',')
+    mcpAllowedOrigins: mcpAllowedOrigins
+      ?.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
     // Data outlives the stack unless a throwaway deployment says otherwise.

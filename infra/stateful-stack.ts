@@ -6,6 +6,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '#lib/db/table.ts';
+import { cognitoDomainPrefix } from './cognito-sign-in.ts';
+import { consoleSite } from './console-site.ts';
 import { mailConfigurationSetName, ServiceMail, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 import { publishParameter } from './parameters.ts';
@@ -256,6 +258,11 @@ export class StatefulStack extends Stack {
     this.addSignUpTriggers(userPool, context);
 
     const hosted = context.consoleSignIn === 'hosted';
+    // The console's, and the deployed pages' when they are another site: both sign in with this client.
+    const { pagesUrl } = consoleSite(this, context);
+    const sites = [...new Set([context.consoleUrl, pagesUrl])].filter(
+      (url): url is string => url !== undefined,
+    );
     const client = userPool.addClient('Console', {
       authFlows: { userSrp: true },
       generateSecret: false,
@@ -269,8 +276,8 @@ export class StatefulStack extends Stack {
               // Authorization code (with PKCE, which Cognito enforces when the client sends it); no implicit.
               flows: { authorizationCodeGrant: true, implicitCodeGrant: false, clientCredentials: false },
               scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
-              callbackUrls: [`${context.consoleUrl}/auth/callback`],
-              logoutUrls: [`${context.consoleUrl}/`],
+              callbackUrls: sites.map((site) => `${site}/auth/callback`),
+              logoutUrls: sites.map((site) => `${site}/`),
             },
           }
         : { disableOAuth: true }),
@@ -278,7 +285,7 @@ export class StatefulStack extends Stack {
     if (hosted) {
       const domain = userPool.addDomain('SignIn', {
         cognitoDomain: {
-          domainPrefix: context.cognitoDomainPrefix ?? `business-platform-${context.stage}-${this.account}`,
+          domainPrefix: cognitoDomainPrefix(this, context),
         },
       });
       new CfnOutput(this, 'CognitoDomain', {

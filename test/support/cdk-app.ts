@@ -21,7 +21,14 @@ export type Resources = Record<
 /** Every stack's template of one build, by stack name, and all their resources together. */
 export function synthesize(extraContext: Record<string, unknown> = {}) {
   const built = buildServiceApp({ app: newApp(extraContext) });
-  const stacks = [built.stateful, built.api, ...built.routeStacks, built.stages];
+  const stacks = [
+    ...(built.pages ? [built.pages] : []),
+    built.stateful,
+    built.api,
+    ...built.routeStacks,
+    built.stages,
+    ...(built.pagesFiles ? [built.pagesFiles] : []),
+  ];
   const templates = new Map(stacks.map((stack) => [stack.stackName, Template.fromStack(stack)]));
   const resources = (): Resources =>
     Object.assign({}, ...[...templates.values()].map((template) => template.toJSON().Resources as Resources));

@@ -352,7 +352,7 @@ describe('custom domain settings', () => {
       'does not hold api.customer.test',
     );
     expect(() => read({ hostedZoneId: ZONE_ID, hostedZoneName: 'customer.test' })).toThrow(
-      'no domainName or consoleApiDomainName needs records',
+      'no domainName, consoleApiDomainName or consoleDomainName needs records',
     );
   });
 });

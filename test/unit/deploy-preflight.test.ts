@@ -28,6 +28,21 @@ function answeredAsAwsWould<C extends LambdaClient | SSMClient | SESv2Client | A
   return client;
 }
 
+/**
+ * ACM in one region: it knows only the certificates of that region, as AWS's does (another
+ * region's ARN is not found there).
+ */
+const acmIn = (region: string, certificates: Record<string, Record<string, unknown>>, asked: string[]) =>
+  answeredAsAwsWould(new ACMClient({ region }), (command, input) => {
+    expect(command).toBe('DescribeCertificateCommand');
+    const arn = String(input.CertificateArn);
+    asked.push(arn);
+    const certificate = arn.split(':')[3] === region ? certificates[arn] : undefined;
+    return certificate
+      ? { Certificate: { CertificateArn: arn, ...certificate } }
+      : new ResourceNotFoundException({ message: `Could not find certificate ${arn}.`, $metadata: {} });
+  });
+
 interface Account {
   bootstrapped: boolean;
   concurrency: number;
@@ -63,15 +78,8 @@ const clients = ({
       return new NotFoundException({ message: 'Email identity does not exist.', $metadata: {} });
     return { IdentityType: 'DOMAIN', VerifiedForSendingStatus: identity === 'verified' };
   }),
-  acm: answeredAsAwsWould(new ACMClient({ region: 'eu-west-1' }), (command, input) => {
-    expect(command).toBe('DescribeCertificateCommand');
-    const arn = String(input.CertificateArn);
-    asked.push(arn);
-    const certificate = certificates[arn];
-    return certificate
-      ? { Certificate: { CertificateArn: arn, ...certificate } }
-      : new ResourceNotFoundException({ message: `Could not find certificate ${arn}.`, $metadata: {} });
-  }),
+  acm: acmIn('eu-west-1', certificates, asked),
+  cloudFrontAcm: acmIn('us-east-1', certificates, asked),
 });
 
 // npm run deploy reads the settings before CDK's CLI could tell the app a region: none is known.
@@ -265,5 +273,62 @@ describe("deploy preflight, the custom domains' certificates", () => {
       `the certificate ${OTHER} was imported: ACM does not renew it, so import its successor before 2031-03-01`,
     ]);
     expect(asked).toEqual([SHARED, OTHER]);
+  });
+
+  describe('the console pages certificate, which CloudFront takes from us-east-1 only', () => {
+    const PAGES = arn('us-east-1', '2d7a4c6e-8f1b-4a3c-9e5d-0b1c2d3e4f5a');
+    const pagesOnTheirName = readServiceContext(
+      newApp({
+        consolePages: 'true',
+        consoleDomainName: 'console.customer.test',
+        consolePagesCertificateArn: PAGES,
+      }),
+    );
+
+    it('asks ACM in us-east-1 about it, whatever region the deploy goes to', async () => {
+      const asked: string[] = [];
+      expect(
+        await findings({ certificates: { [PAGES]: issued('*.customer.test') }, asked }, pagesOnTheirName),
+      ).toEqual({ refusals: [], warnings: [] });
+      expect(asked).toEqual([PAGES]);
+    });
+
+    it('refuses it missing, not issued, or not naming consoleDomainName', async () => {
+      expect((await findings({ certificates: {} }, pagesOnTheirName)).refusals).toEqual([
+        `the certificate ${PAGES} is not in this account and region: request it in ACM (us-east-1) for console.customer.test`,
+      ]);
+      const pending = { ...issued('console.customer.test'), Status: 'PENDING_VALIDATION' };
+      expect((await findings({ certificates: { [PAGES]: pending } }, pagesOnTheirName)).refusals).toEqual([
+        `the certificate ${PAGES} is PENDING_VALIDATION, not ISSUED: publish the CNAME records ACM shows for its validation and wait until it is issued`,
+      ]);
+      const elsewhere = { [PAGES]: issued('pages.customer.test') };
+      expect((await findings({ certificates: elsewhere }, pagesOnTheirName)).refusals).toEqual([
+        `the certificate ${PAGES} covers pages.customer.test, not console.customer.test: request one that names it (or a wildcard over it)`,
+      ]);
+    });
+
+    it('checks it beside the API certificates, each in its own region', async () => {
+      const asked: string[] = [];
+      const context = readServiceContext(
+        newApp({
+          consolePages: 'true',
+          consoleDomainName: 'console.customer.test',
+          consolePagesCertificateArn: PAGES,
+          domainName: 'api.customer.test',
+          certificateArn: SHARED,
+        }),
+      );
+      const { refusals } = await findings(
+        {
+          certificates: { [SHARED]: issued('api.customer.test'), [PAGES]: issued('api.customer.test') },
+          asked,
+        },
+        context,
+      );
+      expect(refusals).toEqual([
+        `the certificate ${PAGES} covers api.customer.test, not console.customer.test: request one that names it (or a wildcard over it)`,
+      ]);
+      expect(asked.sort()).toEqual([PAGES, SHARED].sort());
+    });
   });
 });
