@@ -10,6 +10,7 @@ import { buildOpenApiDocument } from '../openapi.ts';
 import { withParameterExamples } from '../openapi-guide.ts';
 import { localConsoleUrl, prepareDevConsole } from './dev-console.ts';
 import { ISSUER_PATH, LOCAL_AUDIENCE, LOCAL_ISSUER, loadDevIssuer, localUserId } from './dev-issuer.ts';
+import { prepareReviewHost } from './dev-review-host.ts';
 import { createDevSignIn } from './dev-sign-in.ts';
 import {
   ensureTable,
@@ -249,6 +250,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       jwks,
       baseUrl,
       devConsole: await prepareDevConsole({ stateDir: options.stateDir, baseUrl, issuer }),
+      reviewHost: await prepareReviewHost(baseUrl),
       devSignIn: createDevSignIn({ issuer, seed, consoleUrl: localConsoleUrl(baseUrl) }),
       // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the console pages' origin.
       consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),

@@ -7,6 +7,7 @@ import { apiSurfaces, consolePreflightHeaders, consoleResponseHeaders } from '#l
 import { routeTable } from '#lib/routes/route-table.ts';
 import { type DevConsole, handleConsoleRequest, isConsolePath } from './dev-console.ts';
 import { ISSUER_PATH, LOCAL_ISSUER } from './dev-issuer.ts';
+import { type DevReviewHost, handleReviewHostRequest, isReviewHostPath } from './dev-review-host.ts';
 import { type DevSignIn, isDevSignInPath } from './dev-sign-in.ts';
 import {
   buildHttpApiEvent,
@@ -40,6 +41,7 @@ export interface Site {
   baseUrl: string;
   devConsole: DevConsole;
   devSignIn: DevSignIn;
+  reviewHost: DevReviewHost;
   consoleOrigins: string[];
   functionTimeoutSeconds: number | undefined;
 }
@@ -78,6 +80,12 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
       contentType: request.headers['content-type'],
       body,
     });
+  }
+  if (isReviewHostPath(path)) {
+    return handleReviewHostRequest(
+      { method, path, query: new URLSearchParams(url.slice(path.length)) },
+      site.reviewHost,
+    );
   }
   if (isConsolePath(path)) {
     return handleConsoleRequest(

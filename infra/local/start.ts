@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { localConsoleUrl } from './dev-console.ts';
+import { REVIEW_HOST_PATH } from './dev-review-host.ts';
 import { HarnessStartError } from './emulators.ts';
 import { type RunningHarness, startHarness } from './harness.ts';
 import { ROOT_DIR, STATE_DIR } from './paths.ts';
@@ -80,6 +81,7 @@ if (harness && values['ready-json']) {
 Business Platform Service is running at ${baseUrl}
   API docs        ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)
   Console pages   ${localConsoleUrl(baseUrl)}/   (sign-in, connected assistants; where invite and consent links lead)
+  Review view     ${baseUrl}${REVIEW_HOST_PATH}   (the MCP App view of a changeset, hosted here without an assistant)
   Sent e-mails    ${credentials.ses_web_url}
   Credentials     ${credentialsFile}
   Data            ${stateDir}   (npm run reset wipes it)

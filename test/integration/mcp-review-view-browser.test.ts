@@ -3,17 +3,17 @@ import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEW_VIEW_URI } from '#lib/mcp/review-view.ts';
+import type { ViewLaunch } from '../../infra/local/mcp-app-host/view-launch.ts';
 import { api } from '../support/api.ts';
 import { launchChromium } from '../support/browser.ts';
 import { serveMcpAppHost } from '../support/mcp-app-host/serve-host.ts';
-import type { ViewLaunch } from '../support/mcp-app-host/view-launch.ts';
 import { connectAssistant } from '../support/mcp-session.ts';
 import { baseUrl } from '../support/oauth.ts';
 import { arrangeTenant, type Tenant } from '../support/tenants.ts';
 
 // The changeset review view in headless Chromium, inside a web host built as MCP Apps requires
-// (test/support/mcp-app-host/: a host page with the ext-apps AppBridge, and a sandbox page on a
-// second loopback origin), for a real propose_changes result from the local stack. The host's
+// (test/support/mcp-app-host/ over infra/local/mcp-app-host/: a host page with the ext-apps
+// AppBridge, and a sandbox page on a second loopback origin), for a real propose_changes result from the local stack. The host's
 // MCP client is the SDK's, connected as an assistant; every call the view makes reaches /mcp
 // through it. What was applied and reverted is read back through the edits API.
 
@@ -100,6 +100,7 @@ async function openView(question: string, theme: 'light' | 'dark' = 'light') {
   });
   await page.goto(host.hostUrl);
   const launch: ViewLaunch = {
+    hostName: 'bps-test-host',
     html,
     csp,
     sandboxUrl: host.sandboxUrl,

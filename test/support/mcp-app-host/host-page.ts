@@ -1,12 +1,11 @@
-import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ViewLaunch } from './view-launch.ts';
+import { mountView } from '../../../infra/local/mcp-app-host/browser/mount-view.ts';
+import type { ViewLaunch } from '../../../infra/local/mcp-app-host/view-launch.ts';
 
 /**
- * A web host of MCP Apps, as small as the specification allows (MCP Apps 2026-01-26, "Sandbox
- * proxy"): the view runs inside a sandbox page of another origin, which this page talks to through
- * an AppBridge. Tool calls of the view go to `window.callServerTool`, which the test provides (the
- * host's MCP client, in Node). Bundled for the browser by the test.
+ * The test host page: mountView (the shared web host of MCP Apps) with the view's tool calls going
+ * to `window.callServerTool`, which the test provides (the host's MCP client, in Node). Bundled
+ * for the browser by serve-host.ts.
  */
 
 declare global {
@@ -17,31 +16,5 @@ declare global {
 }
 
 window.startView = async (launch) => {
-  const iframe = document.createElement('iframe');
-  iframe.title = 'Review proposed changes';
-  iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin');
-  iframe.style.cssText = 'display:block;width:100%;height:200px;border:0';
-  document.body.append(iframe);
-  const bridge = new AppBridge(
-    null,
-    { name: 'bps-test-host', version: '1.0.0' },
-    { serverTools: {}, logging: {} },
-    { hostContext: { theme: launch.theme, platform: 'web', displayMode: 'inline' } },
-  );
-  bridge.oncalltool = (params) => window.callServerTool(params);
-  bridge.onsizechange = ({ height }) => {
-    if (height !== undefined) iframe.style.height = `${height}px`;
-  };
-  bridge.onsandboxready = () => {
-    void bridge.sendSandboxResourceReady({ html: launch.html, ...(launch.csp ? { csp: launch.csp } : {}) });
-  };
-  const initialized = new Promise<void>((resolve) => {
-    bridge.oninitialized = () => resolve();
-  });
-  const frame = iframe.contentWindow as Window;
-  await bridge.connect(new PostMessageTransport(frame, frame));
-  iframe.src = launch.sandboxUrl;
-  await initialized;
-  await bridge.sendToolInput({ arguments: launch.toolArguments });
-  await bridge.sendToolResult(launch.toolResult);
+  await mountView(launch, (params) => window.callServerTool(params));
 };

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { SANDBOX_PAGE_CSP, sandboxPage } from './sandbox-page.ts';
+import { bundlePageScript } from '../../../infra/local/mcp-app-host/bundle-page-script.ts';
+import { sandboxPage, sandboxPageHeaders } from '../../../infra/local/mcp-app-host/sandbox-page.ts';
 
 /**
  * Serves the test host (host-page.ts, bundled) at http://127.0.0.1:<port>/host and its sandbox
@@ -10,16 +10,7 @@ import { SANDBOX_PAGE_CSP, sandboxPage } from './sandbox-page.ts';
  * use. Returns both URLs and a stop function.
  */
 export async function serveMcpAppHost() {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./host-page.ts', import.meta.url))],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'error',
-  });
-  const hostScript = bundle.outputFiles[0]?.text ?? '';
+  const hostScript = await bundlePageScript(fileURLToPath(new URL('./host-page.ts', import.meta.url)));
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname === '/host') {
@@ -28,11 +19,9 @@ export async function serveMcpAppHost() {
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Test host</title><style>body{margin:0}</style></head><body><script>${hostScript}</script></body></html>`,
       );
     } else if (url.pathname === '/sandbox') {
-      response.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': SANDBOX_PAGE_CSP,
-      });
-      response.end(sandboxPage(url.searchParams.get('host') ?? ''));
+      const hostOrigin = url.searchParams.get('host') ?? '';
+      response.writeHead(200, sandboxPageHeaders(hostOrigin));
+      response.end(sandboxPage(hostOrigin));
     } else {
       response.writeHead(404).end();
     }

@@ -3,10 +3,19 @@
  * other than the host's: it tells the host it is ready, loads the view's HTML it is sent into an
  * inner iframe under a CSP built from the resource's `_meta.ui.csp`, and relays every other
  * message between host and view. The page itself is served with a CSP that its srcdoc frame
- * inherits, so the view can reach no network whatever its own page says.
+ * inherits, so the view can reach no network whatever its own page says, and that lets only the
+ * host's origin frame it. Both the local review host (dev-review-host.ts) and the browser tests'
+ * host serve it.
  */
-export const SANDBOX_PAGE_CSP =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'";
+export const sandboxPageCsp = (hostOrigin: string) =>
+  `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; frame-ancestors ${hostOrigin}`;
+
+/** The sandbox page's response headers: only the host's origin may frame it. */
+export const sandboxPageHeaders = (hostOrigin: string) => ({
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': sandboxPageCsp(hostOrigin),
+  'cache-control': 'no-store',
+});
 
 const script = (hostOrigin: string) => `
 const hostOrigin = ${JSON.stringify(hostOrigin)};

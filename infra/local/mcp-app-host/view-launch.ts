@@ -1,7 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** What the test host page (host-page.ts) is given to show one tool result in the view. */
+/** What a host page gives mountView (browser/mount-view.ts) to show one tool result in the view. */
 export interface ViewLaunch {
+  /** The host's name, as the view is told it. */
+  hostName: string;
   html: string;
   csp: Record<string, string[]> | undefined;
   sandboxUrl: string;
