@@ -21,7 +21,10 @@ export type ParameterKey =
   | 'jwt-profile'
   | 'console-api-id'
   | 'assistant-api-id'
-  | 'alarm-topic-arn';
+  | 'alarm-topic-arn'
+  | 'pre-sign-up-function-name'
+  | 'post-confirmation-function-name'
+  | 'pre-token-generation-function-name';
 
 export const parameterName = (stage: string, key: ParameterKey) => `/business-platform/${stage}/${key}`;
 

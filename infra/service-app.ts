@@ -49,6 +49,7 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     return stack;
   });
   const stages = new StagesStack(app, `${prefix}-Stages`, { context, routes });
-  for (const stack of [api, ...routeStacks]) stages.addStackDependency(stack);
+  // The stages stack reads the table's and the Cognito triggers' names too (alarms, dashboard).
+  for (const stack of [stateful, api, ...routeStacks]) stages.addStackDependency(stack);
   return { app, context, stateful, api, routeStacks, stages };
 }
