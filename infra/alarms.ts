@@ -1,16 +1,33 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { functionSignalMetric, type SurfaceName, surfaceStatusMetric } from './log-signals.ts';
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';
 
-const PERIOD = Duration.minutes(5);
-/** A 5xx share above this (percent of requests, over two 5-minute periods) pages someone. */
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** A 5xx share above this (percent of answers, two 5-minute periods running) pages someone. */
 export const API_5XX_PERCENT_THRESHOLD = 5;
-/** Bounces and complaints of the stage's mail in one day that call for a look at the invites. */
-export const MAIL_PROBLEMS_PER_DAY = 3;
+/** Below this many requests in 5 minutes a 5xx share means little: a stray error at night does not page. */
+export const API_MIN_REQUESTS = 20;
+/** p99 latency of an API above this, three 5-minute periods running. */
+export const API_P99_LATENCY_MS = 5_000;
+/** 401s of one API in 5 minutes, twice running: a broken client, or someone trying stolen tokens. */
+export const UNAUTHORIZED_BURST = 100;
+/** Reuse revocations (refresh tokens, codes) in an hour: one is a leak handled; several are a pattern. */
+export const REUSE_REVOCATIONS_PER_HOUR = 3;
+/** DynamoDB throttle events or system errors on the table in 5 minutes, twice running. */
+export const TABLE_PROBLEMS_THRESHOLD = 10;
+/** Errors of one Cognito trigger in 15 minutes: sign-ups or sign-ins are failing. */
+export const TRIGGER_ERRORS_THRESHOLD = 3;
+/** Throttled invocations of any function of the account in 5 minutes, twice running. */
+export const LAMBDA_THROTTLES_THRESHOLD = 10;
+/** The stage's bounces and complaints as a percentage of its sends in a day… */
+export const MAIL_PROBLEM_PERCENT_THRESHOLD = 5;
+/** …once it sent this many (fewer, and one mistyped address would page). */
+export const MAIL_MIN_SENDS = 20;
 /**
  * The account's SES reputation, alarmed a step before SES puts sending under review (a 5% bounce
  * rate, a 0.1% complaint rate), so there is time to act.
@@ -18,70 +35,220 @@ export const MAIL_PROBLEMS_PER_DAY = 3;
 export const SES_BOUNCE_RATE_THRESHOLD = 0.04;
 export const SES_COMPLAINT_RATE_THRESHOLD = 0.0008;
 
+/** The DynamoDB operations the functions call: SystemErrors is published per operation. */
+export const TABLE_OPERATIONS = [
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+] as const;
+
+/** The Cognito triggers of the user pool, by the name their alarms and the dashboard use. */
+export type TriggerName = 'PreSignUp' | 'PostConfirmation' | 'PreTokenGeneration';
+
+const TRIGGER_EFFECT: Record<TriggerName, string> = {
+  PreSignUp: 'invited people cannot sign up',
+  PostConfirmation: 'new users do not become members of the businesses that invited them',
+  PreTokenGeneration: 'nobody can sign in to the console',
+};
+
 /**
- * The alarms every stack adds the same way: function errors and throttles (one alarm per
- * function, both metrics summed), the 5xx rate of an HTTP API stage, and the mail's bounces,
- * complaints and SES reputation. All notify one SNS topic
- * (created in the API stack, found through its SSM parameter).
+ * The alarms of the stages stack: each says in its description what it means and what to look at
+ * first, and all notify one SNS topic (created in the API stack, found through its SSM
+ * parameter). Thresholds and periods are set so that one stray error does not page. An error of a
+ * function behind API Gateway is a 5xx of its API and counted there; only functions invoked
+ * otherwise (the Cognito triggers) have alarms of their own.
  */
 export class ServiceAlarms extends Construct {
   private readonly action: actions.SnsAction;
+  readonly alarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: { topicArn: string }) {
     super(scope, id);
     this.action = new actions.SnsAction(sns.Topic.fromTopicArn(this, 'Topic', props.topicArn));
   }
 
-  /** Invocations that failed (a crash or a timeout: handled errors are responses) or were throttled. */
-  watchFunction(id: string, fn: lambda.IFunction): cloudwatch.Alarm {
-    const alarm = new cloudwatch.MathExpression({
-      expression: 'errors + throttles',
-      usingMetrics: {
-        errors: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-        throttles: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-      },
-      period: PERIOD,
-      label: 'Errors and throttles',
-    }).createAlarm(this, `${id}ErrorsOrThrottles`, {
-      alarmDescription: `Function ${id}: failed or throttled invocations`,
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+  private add(alarm: cloudwatch.Alarm): cloudwatch.Alarm {
     alarm.addAlarmAction(this.action);
+    this.alarms.push(alarm);
     return alarm;
   }
 
-  /** The share of 5xx answers of an HTTP API's $default stage. */
-  watchHttpApi(id: string, apiId: string): cloudwatch.Alarm {
-    const metric = (metricName: string) =>
+  /** The share of 5xx answers of an HTTP API's $default stage, and its p99 latency. */
+  watchHttpApi(label: string, apiId: string): cloudwatch.Alarm[] {
+    const metric = (metricName: string, statistic = 'Sum') =>
       new cloudwatch.Metric({
         namespace: 'AWS/ApiGateway',
         metricName,
         dimensionsMap: { ApiId: apiId, Stage: '$default' },
-        period: PERIOD,
-        statistic: 'Sum',
+        period: FIVE_MINUTES,
+        statistic,
       });
-    const alarm = new cloudwatch.MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+    const errorRate = new cloudwatch.MathExpression({
+      expression: `IF(requests >= ${API_MIN_REQUESTS}, 100 * errors / requests, 0)`,
       usingMetrics: { errors: metric('5xx'), requests: metric('Count') },
-      period: PERIOD,
+      period: FIVE_MINUTES,
       label: '5xx %',
-    }).createAlarm(this, `${id}5xxRate`, {
-      alarmDescription: `${id} API: more than ${API_5XX_PERCENT_THRESHOLD}% of answers are 5xx`,
+    }).createAlarm(this, `${label}5xxRate`, {
+      alarmDescription:
+        `${label} API: more than ${API_5XX_PERCENT_THRESHOLD}% of answers are 5xx (10 minutes, at least ${API_MIN_REQUESTS} requests each 5). ` +
+        'First look: the dashboard\'s "503 by cause" (throttled table, timeouts, identity provider) and the busiest functions\' errors; then the function logs at level ERROR.',
       threshold: API_5XX_PERCENT_THRESHOLD,
       evaluationPeriods: 2,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(this.action);
-    return alarm;
+    const latency = metric('Latency', 'p99').createAlarm(this, `${label}P99Latency`, {
+      alarmDescription:
+        `${label} API: the slowest 1% of answers took over ${API_P99_LATENCY_MS / 1000} s for 15 minutes. ` +
+        'First look: the dashboard\'s slowest functions and the table\'s throttles; a dependency near its timeout (JWKS, SES, an external photo host) shows as 503s with cause "timeout".',
+      threshold: API_P99_LATENCY_MS,
+      evaluationPeriods: 3,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return [this.add(errorRate), this.add(latency)];
+  }
+
+  /** A burst of 401s on one API (counted per surface from its access log). */
+  watchUnauthorized(label: string, stage: string, surfaces: readonly SurfaceName[]): cloudwatch.Alarm {
+    const usingMetrics = Object.fromEntries(
+      surfaces.map((surface) => [surface.toLowerCase(), surfaceStatusMetric(stage, surface, '401')]),
+    );
+    const alarm = new cloudwatch.MathExpression({
+      expression: Object.keys(usingMetrics).join(' + '),
+      usingMetrics,
+      period: FIVE_MINUTES,
+      label: '401s',
+    }).createAlarm(this, `${label}UnauthorizedBurst`, {
+      alarmDescription:
+        `${label} API: ${UNAUTHORIZED_BURST} or more 401s in 5 minutes, twice running. A client with a broken token refresh, a changed issuer or signing key, or someone trying tokens. ` +
+        "First look: the API access log (routeKey, ip of the 401s) and the dashboard's 401s per surface.",
+      threshold: UNAUTHORIZED_BURST,
+      evaluationPeriods: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return this.add(alarm);
+  }
+
+  /** Refresh tokens or codes presented after use: each ended a grant; several in an hour are a pattern. */
+  watchReuseRevocations(stage: string): cloudwatch.Alarm {
+    const hour = Duration.hours(1);
+    const alarm = new cloudwatch.MathExpression({
+      expression: 'refresh + code',
+      usingMetrics: {
+        refresh: functionSignalMetric(stage, 'OAuthEvents', { Event: 'refresh_token_reused' }, hour),
+        code: functionSignalMetric(stage, 'OAuthEvents', { Event: 'code_reused' }, hour),
+      },
+      period: hour,
+      label: 'Reuse revocations',
+    }).createAlarm(this, 'OAuthReuseRevocations', {
+      alarmDescription:
+        `OAuth: ${REUSE_REVOCATIONS_PER_HOUR} or more grants ended in an hour because a refresh token or code was used twice: tokens are leaking (a client's storage, logs) or a client retries badly. ` +
+        'First look: the oauth function logs, security_event lines (client_id, user_id); one client? then `npm run oauth-client` to revoke or block it.',
+      threshold: REUSE_REVOCATIONS_PER_HOUR,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return this.add(alarm);
+  }
+
+  /** The table's throttled reads and writes, and DynamoDB's own failures on it. */
+  watchTable(tableName: string): cloudwatch.Alarm[] {
+    const metric = (metricName: string, dimensions: Record<string, string> = {}) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: tableName, ...dimensions },
+        period: FIVE_MINUTES,
+        statistic: 'Sum',
+      });
+    const throttles = new cloudwatch.MathExpression({
+      expression: 'reads + writes',
+      usingMetrics: { reads: metric('ReadThrottleEvents'), writes: metric('WriteThrottleEvents') },
+      period: FIVE_MINUTES,
+      label: 'Throttle events',
+    }).createAlarm(this, 'TableThrottles', {
+      alarmDescription:
+        `Table: ${TABLE_PROBLEMS_THRESHOLD} or more throttled reads and writes in 5 minutes, twice running; past the SDK's retries they are 503s with cause "throttled". ` +
+        "An on-demand table throttles a hot partition or a jump above twice the previous peak. First look: the dashboard's consumed capacity and the busiest functions.",
+      threshold: TABLE_PROBLEMS_THRESHOLD,
+      evaluationPeriods: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const usingMetrics = Object.fromEntries(
+      TABLE_OPERATIONS.map((operation) => [
+        operation.toLowerCase(),
+        metric('SystemErrors', { Operation: operation }),
+      ]),
+    );
+    const systemErrors = new cloudwatch.MathExpression({
+      expression: Object.keys(usingMetrics).join(' + '),
+      usingMetrics,
+      period: FIVE_MINUTES,
+      label: 'System errors',
+    }).createAlarm(this, 'TableSystemErrors', {
+      alarmDescription:
+        `Table: DynamoDB failed ${TABLE_PROBLEMS_THRESHOLD} or more requests itself (HTTP 500) in 5 minutes, twice running. ` +
+        'Not ours to fix: check the AWS Health Dashboard for DynamoDB in the region; the API answers 503 with cause "unreachable" meanwhile.',
+      threshold: TABLE_PROBLEMS_THRESHOLD,
+      evaluationPeriods: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return [this.add(throttles), this.add(systemErrors)];
+  }
+
+  /** A Cognito trigger that fails: Cognito refuses the sign-up or sign-in, and no API sees it. */
+  watchTrigger(trigger: TriggerName, functionName: string): cloudwatch.Alarm {
+    const period = Duration.minutes(15);
+    const alarm = new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Errors',
+      dimensionsMap: { FunctionName: functionName },
+      period,
+      statistic: 'Sum',
+    }).createAlarm(this, `${trigger}TriggerErrors`, {
+      alarmDescription:
+        `Cognito ${trigger} trigger: ${TRIGGER_ERRORS_THRESHOLD} or more failed invocations in 15 minutes; while it fails ${TRIGGER_EFFECT[trigger]}. ` +
+        "First look: the trigger's log group (level ERROR), then the table's alarms.",
+      threshold: TRIGGER_ERRORS_THRESHOLD,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return this.add(alarm);
+  }
+
+  /** Throttled invocations anywhere in the account's region: concurrency is exhausted. */
+  watchLambdaThrottles(): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Throttles',
+      period: FIVE_MINUTES,
+      statistic: 'Sum',
+    }).createAlarm(this, 'LambdaThrottles', {
+      alarmDescription:
+        `Lambda: ${LAMBDA_THROTTLES_THRESHOLD} or more throttled invocations in 5 minutes, twice running (all functions of the account in this region). ` +
+        "The account's concurrency is used up: API calls answer 5xx, Cognito triggers fail. First look: the dashboard's busiest functions; then Service Quotas, Lambda concurrent executions.",
+      threshold: LAMBDA_THROTTLES_THRESHOLD,
+      evaluationPeriods: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return this.add(alarm);
   }
 
   /**
-   * The stage's mail: its bounces and complaints (the configuration set's event destination),
-   * and the account's SES reputation, which decides whether SES keeps sending at all.
+   * The stage's mail: its bounces and complaints as a share of its sends (the configuration set's
+   * event destination), and the account's SES reputation, which decides whether SES keeps sending.
    */
   watchMail(stage: string): cloudwatch.Alarm[] {
     const dimensionsMap = { [MAIL_METRIC_DIMENSION]: mailConfigurationSetName(stage) };
@@ -95,13 +262,15 @@ export class ServiceAlarms extends Construct {
         statistic: 'Sum',
       });
     const problems = new cloudwatch.MathExpression({
-      expression: 'bounces + complaints',
-      usingMetrics: { bounces: sent('Bounce'), complaints: sent('Complaint') },
+      expression: `IF(sends >= ${MAIL_MIN_SENDS}, 100 * (bounces + complaints) / sends, 0)`,
+      usingMetrics: { sends: sent('Send'), bounces: sent('Bounce'), complaints: sent('Complaint') },
       period: day,
-      label: 'Bounces and complaints',
-    }).createAlarm(this, 'MailBouncesAndComplaints', {
-      alarmDescription: `Mail of stage ${stage}: ${MAIL_PROBLEMS_PER_DAY} or more bounces and complaints in a day (mistyped or stale invite addresses?)`,
-      threshold: MAIL_PROBLEMS_PER_DAY,
+      label: 'Bounces and complaints %',
+    }).createAlarm(this, 'MailBounceAndComplaintRate', {
+      alarmDescription:
+        `Mail of stage ${stage}: ${MAIL_PROBLEM_PERCENT_THRESHOLD}% or more of a day's invites bounced or were marked as spam (once ${MAIL_MIN_SENDS} were sent). ` +
+        'First look: the invites of the day (mistyped or stale addresses?) before the account reputation alarms follow.',
+      threshold: MAIL_PROBLEM_PERCENT_THRESHOLD,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -113,18 +282,18 @@ export class ServiceAlarms extends Construct {
         period: Duration.hours(1),
         statistic: 'Maximum',
       }).createAlarm(this, id, {
-        alarmDescription: `SES ${metricName} of the account at ${threshold * 100}% or more: SES reviews the account's sending from ${reviewedAt}`,
+        alarmDescription: `SES ${metricName} of the account at ${threshold * 100}% or more: SES reviews the account's sending from ${reviewedAt}. First look: the SES console's reputation page and the stage's bounce alarm.`,
         threshold,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
-    const alarms = [
-      problems,
-      reputation('SesBounceRate', 'Reputation.BounceRate', SES_BOUNCE_RATE_THRESHOLD, '5%'),
-      reputation('SesComplaintRate', 'Reputation.ComplaintRate', SES_COMPLAINT_RATE_THRESHOLD, '0.1%'),
+    return [
+      this.add(problems),
+      this.add(reputation('SesBounceRate', 'Reputation.BounceRate', SES_BOUNCE_RATE_THRESHOLD, '5%')),
+      this.add(
+        reputation('SesComplaintRate', 'Reputation.ComplaintRate', SES_COMPLAINT_RATE_THRESHOLD, '0.1%'),
+      ),
     ];
-    for (const alarm of alarms) alarm.addAlarmAction(this.action);
-    return alarms;
   }
 }

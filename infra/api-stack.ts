@@ -8,9 +8,11 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { type ApiSurface, apiSurfaces, CONSOLE_CORS } from '#lib/http/cors.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { ServiceAlarms } from './alarms.ts';
+import { ServiceAlarms, type TriggerName } from './alarms.ts';
 import { ApiCustomDomain } from './api-custom-domain.ts';
 import { consoleSite } from './console-site.ts';
+import { ServiceDashboard } from './dashboard.ts';
+import { addAccessLogSignals, addFunctionSignals, SURFACES } from './log-signals.ts';
 import { publishParameter, readParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
 import { type ServiceConfig, ServiceFunction, type StatefulRefs } from './service-function.ts';
@@ -88,8 +90,9 @@ export class HttpApiStack extends Stack {
 }
 
 /**
- * The stages of both APIs (throttling, access logs, the 5xx alarms), their custom domains when
- * the settings name them (a domain's mapping needs its stage), and the mail alarms.
+ * The stages of both APIs (throttling, access logs and the metrics counted from them), their
+ * custom domains when the settings name them (a domain's mapping needs its stage), the service's
+ * alarms and its dashboard.
  */
 export class StagesStack extends Stack {
   constructor(
@@ -102,11 +105,16 @@ export class StagesStack extends Stack {
     const alarms = new ServiceAlarms(this, 'Alarms', {
       topicArn: readParameter(this, context.stage, 'alarm-topic-arn'),
     });
+    const apiIds = {
+      console: readParameter(this, context.stage, 'console-api-id'),
+      assistant: readParameter(this, context.stage, 'assistant-api-id'),
+    };
     for (const surface of ['console', 'assistant'] as const) {
-      const apiId = readParameter(this, context.stage, `${surface}-api-id`);
+      const apiId = apiIds[surface];
       const accessLogs = new logs.LogGroup(this, `${surface}AccessLogs`, {
         retention: logs.RetentionDays.THREE_MONTHS,
       });
+      addAccessLogSignals(accessLogs, surface, accessLogs, context.stage);
       // Unauthenticated routes of the OAuth server get stricter limits than the stage's default.
       const strict = props.routes.filter(
         (route) => route.auth === 'none' && apiSurfaces(route).includes(surface),
@@ -144,6 +152,11 @@ export class StagesStack extends Stack {
       });
       const label = surface === 'console' ? 'Console' : 'Assistant';
       alarms.watchHttpApi(label, apiId);
+      alarms.watchUnauthorized(
+        label,
+        context.stage,
+        SURFACES.filter((candidate) => candidate.api === surface).map((candidate) => candidate.name),
+      );
       const domain = surface === 'console' ? context.consoleApiDomain : context.assistantDomain;
       if (domain) {
         new ApiCustomDomain(this, `${surface}Domain`, {
@@ -156,6 +169,28 @@ export class StagesStack extends Stack {
       }
     }
     alarms.watchMail(context.stage);
+    alarms.watchReuseRevocations(context.stage);
+    const tableName = readParameter(this, context.stage, 'table-name');
+    alarms.watchTable(tableName);
+    alarms.watchLambdaThrottles();
+    // The Cognito triggers exist only when the console signs in with the stage's own user pool.
+    const triggers: Partial<Record<TriggerName, string>> = context.externalIssuer
+      ? {}
+      : {
+          PreSignUp: readParameter(this, context.stage, 'pre-sign-up-function-name'),
+          PostConfirmation: readParameter(this, context.stage, 'post-confirmation-function-name'),
+          PreTokenGeneration: readParameter(this, context.stage, 'pre-token-generation-function-name'),
+        };
+    for (const [name, functionName] of Object.entries(triggers) as [TriggerName, string][]) {
+      alarms.watchTrigger(name, functionName);
+    }
+    new ServiceDashboard(this, 'Dashboard', {
+      stage: context.stage,
+      apiIds,
+      tableName,
+      triggers,
+      alarms: alarms.alarms,
+    });
   }
 }
 
@@ -221,11 +256,10 @@ export class RoutesStack extends Stack {
         return props.context.publicUrl ?? apiEndpoint(stack, api('assistant').apiId);
       },
     };
-    const alarms = new ServiceAlarms(this, 'Alarms', { topicArn: read('alarm-topic-arn') });
-
     for (const route of props.routes) {
-      const { function: fn } = new ServiceFunction(this, route.operationId, route, config, refs);
-      alarms.watchFunction(route.operationId, fn);
+      const { function: fn, logGroup } = new ServiceFunction(this, route.operationId, route, config, refs);
+      // No alarm per function: its errors are 5xx answers of its API, alarmed as a rate there.
+      addFunctionSignals(this, route.operationId, logGroup, route, stage);
       for (const surface of apiSurfaces(route)) {
         const prefix = surface === 'console' ? route.operationId : `${route.operationId}Assistant`;
         const integration = new HttpLambdaIntegration(`${prefix}Integration`, fn);

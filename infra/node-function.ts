@@ -26,6 +26,7 @@ export interface NodeFunctionProps {
 export class NodeFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
     super(scope, id);
@@ -33,6 +34,7 @@ export class NodeFunction extends Construct {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.logGroup = logGroup;
     // Our own role instead of the managed basic-execution policy: it may write to this log group only.
     this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(this.role);

@@ -24,7 +24,10 @@ export type ParameterKey =
   | 'alarm-topic-arn'
   | 'console-pages-url'
   | 'console-pages-bucket-name'
-  | 'console-pages-distribution-id';
+  | 'console-pages-distribution-id'
+  | 'pre-sign-up-function-name'
+  | 'post-confirmation-function-name'
+  | 'pre-token-generation-function-name';
 
 export const parameterName = (stage: string, key: ParameterKey) => `/business-platform/${stage}/${key}`;
 

@@ -54,7 +54,8 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     return stack;
   });
   const stages = new StagesStack(app, `${prefix}-Stages`, { context, routes });
-  for (const stack of [api, ...routeStacks]) stages.addStackDependency(stack);
+  // The stages stack reads the table's and the Cognito triggers' names too (alarms, dashboard).
+  for (const stack of [stateful, api, ...routeStacks]) stages.addStackDependency(stack);
   let pagesFiles: ConsolePagesFilesStack | undefined;
   if (pages) {
     // Last: config.json names the API and the app client, which must be live when the pages are.

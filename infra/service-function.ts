@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { tableDefinition } from '#lib/db/table.ts';
@@ -122,6 +123,8 @@ export function functionEnvironment(
 /** One operation's Lambda function with exactly the permissions its route row asks for. */
 export class ServiceFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
+  /** The function's log group: the metric filters of infra/log-signals.ts read it. */
+  readonly logGroup: logs.ILogGroup;
 
   constructor(
     scope: Construct,
@@ -133,7 +136,11 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     const environment = functionEnvironment(route, config, refs);
 
-    const { function: fn, role } = new NodeFunction(this, 'Fn', {
+    const {
+      function: fn,
+      role,
+      logGroup,
+    } = new NodeFunction(this, 'Fn', {
       entry: route.handler,
       description: `${route.method} ${route.path}`,
       timeoutSeconds: functionTimeoutSeconds(route),
@@ -141,6 +148,7 @@ export class ServiceFunction extends Construct {
       ...(route.auth === 'mcp' ? { afterBundling: writeReviewViewCommand } : {}),
     });
     this.function = fn;
+    this.logGroup = logGroup;
 
     role.addToPolicy(
       new iam.PolicyStatement({

@@ -254,6 +254,13 @@ export class StatefulStack extends Stack {
       trigger.function,
       cognito.LambdaVersion.V2_0,
     );
+    // The stages stack alarms on the triggers' errors: no API sees them fail.
+    publishParameter(
+      this,
+      context.stage,
+      'pre-token-generation-function-name',
+      trigger.function.functionName,
+    );
 
     this.addSignUpTriggers(userPool, context);
 
@@ -320,6 +327,7 @@ export class StatefulStack extends Stack {
       }),
     );
     userPool.addTrigger(cognito.UserPoolOperation.PRE_SIGN_UP, preSignUp.function);
+    publishParameter(this, context.stage, 'pre-sign-up-function-name', preSignUp.function.functionName);
 
     const postConfirmation = new NodeFunction(this, 'PostConfirmation', {
       entry: 'functions/triggers/post-confirmation.ts',
@@ -334,5 +342,11 @@ export class StatefulStack extends Stack {
       }),
     );
     userPool.addTrigger(cognito.UserPoolOperation.POST_CONFIRMATION, postConfirmation.function);
+    publishParameter(
+      this,
+      context.stage,
+      'post-confirmation-function-name',
+      postConfirmation.function.functionName,
+    );
   }
 }

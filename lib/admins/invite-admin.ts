@@ -43,6 +43,7 @@ export async function inviteAdmin(
       throw new ServiceUnavailableError(
         'The invite is saved but its e-mail may not have been sent; repeat the invite without this ' +
           'Idempotency-Key (or with a new one) to send it again',
+        'mail',
       );
     }
     throw error;

@@ -60,7 +60,7 @@ export async function sendInviteMail(invite: PlatformAdminEntry): Promise<void> 
  */
 export class InviteMailNotSent extends ServiceUnavailableError {
   constructor(readonly certain: boolean) {
-    super('The invite is saved but its e-mail could not be sent; repeat the invite to send it again');
+    super('The invite is saved but its e-mail could not be sent; repeat the invite to send it again', 'mail');
   }
 }
 

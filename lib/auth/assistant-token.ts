@@ -98,7 +98,7 @@ export async function verifyAssistantToken(
     grant = read.grant;
     grantRead = true;
     if (!read.keysRead && !keySet.has(kid, now)) {
-      throw new ServiceUnavailableError('The token keys could not be loaded; retry shortly');
+      throw new ServiceUnavailableError('The token keys could not be loaded; retry shortly', 'token_keys');
     }
   }
 

@@ -82,7 +82,10 @@ export async function verifyConsoleToken(token: string): Promise<UserPrincipal> 
     }));
   } catch (error) {
     if (isJwksUnreachable(error)) {
-      throw new ServiceUnavailableError('The identity provider could not be reached; retry shortly');
+      throw new ServiceUnavailableError(
+        'The identity provider could not be reached; retry shortly',
+        'identity_provider',
+      );
     }
     if (error instanceof errors.JWTExpired)
       throw new UnauthorizedError('The token has expired', INVALID_TOKEN);

@@ -27,7 +27,8 @@ async function getChunk(keys: ItemKey[], options: { consistent?: boolean }) {
   const found: Record<string, unknown>[] = [];
   let pending = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_ATTEMPTS) throw new ServiceUnavailableError('The service is busy; retry shortly', 2);
+    if (attempt === MAX_ATTEMPTS)
+      throw new ServiceUnavailableError('The service is busy; retry shortly', 'throttled', 2);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
     const result = await dynamo.send(
       new BatchGetCommand({

@@ -18,6 +18,8 @@ import {
 } from '#lib/edits/changeset-store.ts';
 import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
+import { logger } from '#lib/observability/logger.ts';
+import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { mergeIntoRecord, newRecordFields } from '#lib/records/complete-fields.ts';
 import {
   applyGuardedChange,
@@ -57,7 +59,14 @@ export async function applyChangeset(user: EditsPrincipal, changesetId: string) 
   );
   const now = new Date().toISOString();
   await moveStatus(changesetId, ['applying'], 'applied', { applied_at: now });
-  return { ...view({ ...header, status: 'applied', applied_at: now }, items), counts: counts(items) };
+  const result = { ...view({ ...header, status: 'applied', applied_at: now }, items), counts: counts(items) };
+  logger.info('Changeset applied', {
+    [SIGNAL_FIELDS.changesetEvent]: 'applied',
+    changeset_id: changesetId,
+    business_id: header.business_id,
+    counts: result.counts,
+  });
+  return result;
 }
 
 /** One ticked item as a unit of a batched commit, planned from the record as just read. */

@@ -18,6 +18,8 @@ import {
 } from '#lib/edits/changeset-store.ts';
 import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
+import { logger } from '#lib/observability/logger.ts';
+import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { setIntoRecord } from '#lib/records/complete-fields.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import {
@@ -59,7 +61,17 @@ export async function revertChangeset(user: EditsPrincipal, changesetId: string)
   );
   const now = new Date().toISOString();
   await moveStatus(changesetId, ['reverting'], 'reverted', { reverted_at: now });
-  return { ...view({ ...header, status: 'reverted', reverted_at: now }, items), counts: counts(items) };
+  const result = {
+    ...view({ ...header, status: 'reverted', reverted_at: now }, items),
+    counts: counts(items),
+  };
+  logger.info('Changeset reverted', {
+    [SIGNAL_FIELDS.changesetEvent]: 'reverted',
+    changeset_id: changesetId,
+    business_id: header.business_id,
+    counts: result.counts,
+  });
+  return result;
 }
 
 function revertUnit(header: Header, item: Item, actor: Actor, current: StoredItem | undefined): TransactUnit {

@@ -38,7 +38,7 @@ export function asDependencyUnavailable(error: unknown): ServiceUnavailableError
 function classify(error: Error): ServiceUnavailableError | undefined {
   const code = (error as { code?: unknown }).code;
   if (THROTTLING_ERRORS.has(error.name)) {
-    return new ServiceUnavailableError('The service is busy; retry shortly', 2);
+    return new ServiceUnavailableError('The service is busy; retry shortly', 'throttled', 2);
   }
   if (
     error.name === 'TimeoutError' ||
@@ -46,7 +46,10 @@ function classify(error: Error): ServiceUnavailableError | undefined {
     // An AWS service's own failure (InternalServerError, ServiceUnavailable…), retries spent.
     (error as { $fault?: unknown }).$fault === 'server'
   ) {
-    return new ServiceUnavailableError();
+    return new ServiceUnavailableError(
+      'A dependency of the service is unavailable; retry shortly',
+      'unreachable',
+    );
   }
   return undefined;
 }

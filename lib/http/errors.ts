@@ -92,8 +92,34 @@ export class ValidationError extends HttpError {
   }
 }
 
+/**
+ * Why a request got a 503, logged with it as `unavailable_cause` so that operators count 503s by
+ * cause (a metric filter on the function logs):
+ * - timeout: the function's deadline came first (lib/http/deadline.ts);
+ * - throttled: an AWS service throttled us past the SDK's retries (DynamoDB capacity, mostly);
+ * - unreachable: an AWS service failed or could not be reached;
+ * - contention: concurrent requests changed the same item and retries ran out;
+ * - identity_provider: the console issuer's JWKS could not be fetched;
+ * - token_keys: the OAuth server's published keys could not be read;
+ * - mail: SES did not take an e-mail;
+ * - external_photo: a photo's external host failed.
+ */
+export type UnavailableCause =
+  | 'timeout'
+  | 'throttled'
+  | 'unreachable'
+  | 'contention'
+  | 'identity_provider'
+  | 'token_keys'
+  | 'mail'
+  | 'external_photo';
+
 export class ServiceUnavailableError extends HttpError {
-  constructor(message = 'A dependency of the service is unavailable; retry shortly', retryAfterSeconds = 1) {
+  constructor(
+    message: string,
+    readonly unavailableCause: UnavailableCause,
+    retryAfterSeconds = 1,
+  ) {
     super(503, 'SERVICE_UNAVAILABLE', message, undefined, { 'retry-after': String(retryAfterSeconds) });
   }
 }

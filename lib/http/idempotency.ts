@@ -14,7 +14,7 @@ import { tableDefinition } from '#lib/db/table.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { HttpError } from '#lib/http/errors.ts';
 import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
-import { idempotentCreateOf, keyReusedError } from '#lib/http/idempotent-create.ts';
+import { idempotentCreateOf, keyReusedError, logIdempotencyConflict } from '#lib/http/idempotent-create.ts';
 import type { IdempotencyWrapper } from '#lib/http/pipeline.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -157,6 +157,7 @@ function asHttpError(error: unknown): unknown {
     error instanceof IdempotencyAlreadyInProgressError ||
     error instanceof IdempotencyInconsistentStateError
   ) {
+    logIdempotencyConflict('in_progress');
     return new HttpError(
       409,
       'CONFLICT',

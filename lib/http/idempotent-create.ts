@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidV5 } from 'uuid';
 import { ValidationError } from '#lib/http/errors.ts';
+import { logger } from '#lib/observability/logger.ts';
+import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 
 /**
  * The create that carries its Idempotency-Key (lib/http/idempotency.ts): with a key, the new
@@ -44,8 +46,16 @@ export function idempotentCreateOf(scope: unknown, body: unknown): IdempotentCre
   return { id: uuidV5(keyHash, ID_NAMESPACE), keyHash, requestHash: sha256(canonicalJson(body)) };
 }
 
+/** Why a request was refused for its Idempotency-Key, as its log line names it (counted by a metric filter). */
+export type IdempotencyConflict = 'in_progress' | 'key_reused';
+
+export function logIdempotencyConflict(kind: IdempotencyConflict): void {
+  logger.info('Refused for its Idempotency-Key', { [SIGNAL_FIELDS.idempotencyConflict]: kind });
+}
+
 /** The 422 for a key sent again with another request (from Powertools' record or from the item). */
 export function keyReusedError(): ValidationError {
+  logIdempotencyConflict('key_reused');
   return new ValidationError(
     'This Idempotency-Key was already used with a different request; send a new key for a new request',
     [

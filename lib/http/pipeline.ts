@@ -15,6 +15,7 @@ import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
+import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import type * as z from '#lib/validation/zod.ts';
 
 type Event = APIGatewayProxyEventV2;
@@ -186,17 +187,22 @@ export function httpHandler<R extends RouteDefinition, P>(
     runChain,
     (event) => {
       const requestId = requestIdOf(event);
-      logger.error('Request did not finish before the function timeout', { requestId });
-      return errorResult(
-        route,
+      const timedOut = new ServiceUnavailableError('The request took too long; retry shortly', 'timeout');
+      logger.error('Request did not finish before the function timeout', {
         requestId,
-        new ServiceUnavailableError('The request took too long; retry shortly'),
-      );
+        ...answerFields(timedOut),
+      });
+      return errorResult(route, requestId, timedOut);
     },
     (event, error) => {
       const requestId = requestIdOf(event);
-      logger.error('Request failed outside the error middleware', { requestId, error: error as Error });
-      return errorResult(route, requestId, toHttpError(error));
+      const answer = toHttpError(error);
+      logger.error('Request failed outside the error middleware', {
+        requestId,
+        ...answerFields(answer),
+        error: error as Error,
+      });
+      return errorResult(route, requestId, answer);
     },
   );
 }
@@ -271,9 +277,9 @@ function errorResponses<P>(route: RouteDefinition): MiddlewareObj<Event, Result,
       const requestId = requestIdOf(request.event);
       const error = toHttpError(request.error);
       if (error.statusCode >= 500) {
-        logger.error('Request failed', { requestId, error: request.error as Error });
+        logger.error('Request failed', { requestId, ...answerFields(error), error: request.error as Error });
       } else {
-        logger.info('Request rejected', { requestId, status: error.statusCode, code: error.code });
+        logger.info('Request rejected', { requestId, ...answerFields(error) });
       }
       request.response = errorResult(route, requestId, error);
     },
@@ -291,6 +297,20 @@ function errorResult(route: RouteDefinition, requestId: string, error: HttpError
       ...error.headers,
     },
     body: JSON.stringify(body),
+  };
+}
+
+/**
+ * What the log line of a failed request says about its answer: the status and code, and for a
+ * 503 its cause (a metric filter counts 503s by it).
+ */
+export function answerFields(error: HttpError): Record<string, string | number> {
+  return {
+    status: error.statusCode,
+    code: error.code,
+    ...(error instanceof ServiceUnavailableError
+      ? { [SIGNAL_FIELDS.unavailableCause]: error.unavailableCause }
+      : {}),
   };
 }
 

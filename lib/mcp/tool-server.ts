@@ -8,7 +8,7 @@ import type {
 import { assertScopes } from '#lib/auth/assistant-token.ts';
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { optionalEnv } from '#lib/config/env.ts';
-import { HttpError, type ValidationIssue } from '#lib/http/errors.ts';
+import { HttpError, ServiceUnavailableError, type ValidationIssue } from '#lib/http/errors.ts';
 import { discoverResult } from '#lib/mcp/discover.ts';
 import { type CacheHint, cacheableResult, completeResult } from '#lib/mcp/modern-results.ts';
 import {
@@ -24,6 +24,7 @@ import { handlePost, type McpHttpResponse } from '#lib/mcp/streamable-http.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
 import { logger } from '#lib/observability/logger.ts';
+import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { once } from '#lib/validation/lazy.ts';
 import { toJSONSchema } from '#lib/validation/zod.ts';
 
@@ -310,6 +311,13 @@ function toolError(toolName: string, error: unknown): CallToolResult {
   if (!(error instanceof HttpError) || error.statusCode >= 500) {
     if (!(error instanceof HttpError)) logger.error('Tool failed', { toolName, error: error as Error });
     const busy = error instanceof HttpError && error.statusCode === 503;
+    // The HTTP answer is a 200 carrying the tool's error; the 503 is counted by its cause all the same.
+    if (error instanceof ServiceUnavailableError) {
+      logger.warn('Tool answered busy', {
+        toolName,
+        [SIGNAL_FIELDS.unavailableCause]: error.unavailableCause,
+      });
+    }
     return errorResult(
       busy
         ? 'The service is busy right now; wait a few seconds and call the tool again.'

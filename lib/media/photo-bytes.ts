@@ -80,13 +80,21 @@ async function externalBytes(photo: PhotoItem, ifNoneMatch: string | undefined):
     });
   } catch (error) {
     if (error instanceof SafeFetchError) {
-      throw new ServiceUnavailableError(`The external photo could not be fetched (${error.reason})`, 30);
+      throw new ServiceUnavailableError(
+        `The external photo could not be fetched (${error.reason})`,
+        'external_photo',
+        30,
+      );
     }
     throw error;
   }
   if (fetched.status === 404 || fetched.status === 410) throw new GoneError('The external photo is gone');
   if (fetched.status !== 200) {
-    throw new ServiceUnavailableError(`The external photo's host answered ${fetched.status}`, 30);
+    throw new ServiceUnavailableError(
+      `The external photo's host answered ${fetched.status}`,
+      'external_photo',
+      30,
+    );
   }
   const etag = `"${createHash('sha256').update(fetched.body).digest('hex')}"`;
   if (matchesEtag(ifNoneMatch, etag)) return { raw: { statusCode: 304 }, headers: { etag } };

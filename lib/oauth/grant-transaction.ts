@@ -31,7 +31,10 @@ export async function transactOnConditions(items: TransactItems): Promise<Transa
       if (failed.length > 0) return { written: false, failed };
       if (!codes.includes('TransactionConflict')) throw error;
       if (attempt === GRANT_TRANSACTION_ATTEMPTS) {
-        throw new ServiceUnavailableError('The grant is being changed by another request; retry shortly');
+        throw new ServiceUnavailableError(
+          'The grant is being changed by another request; retry shortly',
+          'contention',
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
     }

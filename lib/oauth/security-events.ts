@@ -1,11 +1,15 @@
 import { logger } from '#lib/observability/logger.ts';
+import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 
 /**
- * Events of the authorization server an operator counts and alarms on: each is one warn line
- * whose `security_event` field names it (a CloudWatch metric filter matches on that field), with
- * the ids needed to follow it up. Never a token, a code or a secret.
+ * Events of the authorization server an operator counts and alarms on: each is one log line
+ * whose `security_event` field names it (a CloudWatch metric filter counts them by that field),
+ * with the ids needed to follow it up. Never a token, a code or a secret. Routine events are info
+ * lines, the others warn lines.
  */
 export type SecurityEventName =
+  /** A client exchanged an authorization code: a new grant (routine). */
+  | 'grant_issued'
   /** A refresh token was used after its grace period: copied, so its whole grant ended. */
   | 'refresh_token_reused'
   /** A spent authorization code was presented again by its client: what it issued ended. */
@@ -29,6 +33,10 @@ export interface SecurityEventFields {
   grants_ended?: number | undefined;
 }
 
+const ROUTINE: ReadonlySet<SecurityEventName> = new Set(['grant_issued']);
+
 export function securityEvent(name: SecurityEventName, fields: SecurityEventFields): void {
-  logger.warn(`OAuth security event: ${name}`, { security_event: name, ...fields });
+  const line = { [SIGNAL_FIELDS.securityEvent]: name, ...fields };
+  if (ROUTINE.has(name)) logger.info(`OAuth event: ${name}`, line);
+  else logger.warn(`OAuth security event: ${name}`, line);
 }

@@ -181,6 +181,11 @@ async function exchangeCode(request: TokenRequest) {
     if (exchanged.failed.some((index) => index !== CLIENT_CHECK)) await codeReused(stored);
     throw invalidGrant('The client was revoked or blocked');
   }
+  securityEvent('grant_issued', {
+    grant_id: stored.grant_id,
+    client_id: stored.client_id,
+    user_id: stored.user_id,
+  });
   return tokenResponse(refreshItem, refreshItem.scopes, refreshToken);
 }
 

@@ -214,6 +214,22 @@ describe('security events', () => {
     ]);
     expect(await mcpStatus(accessToken)).toBe(401);
   });
+
+  it('logs grant_issued (an info line) when a code is exchanged', async () => {
+    const { clientId, form } = await approvedCode();
+    const info = vi.spyOn(logger, 'info');
+
+    const issued = await issueTokens(form);
+
+    const lines = info.mock.calls.map(([, fields]) => fields as Record<string, unknown> | undefined);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        security_event: 'grant_issued',
+        grant_id: grantIdOf(issued.access_token),
+        client_id: clientId,
+      }),
+    );
+  });
 });
 
 describe('the grant read behind every access-token check', () => {

@@ -6,7 +6,11 @@ import { type Json, synthesize } from '../support/cdk-app.ts';
 
 /** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
 const SYNTH_TIMEOUT = 180_000;
-/** CloudWatch's price of a standard-resolution alarm, per metric it reads (us-east-1). */
+/**
+ * CloudWatch's price of a standard-resolution alarm, per metric it reads (us-east-1): the pricing
+ * page (https://aws.amazon.com/cloudwatch/pricing/) bills alarms by "alarm metric", $0.10 a month
+ * for standard resolution, and a metric-math alarm counts each metric its expression reads.
+ */
 const ALARM_METRIC_MONTHLY_USD = 0.1;
 
 interface Located {
@@ -102,7 +106,7 @@ describe('alarm delivery', () => {
     );
   });
 
-  it('costs what the deploy guide says: USD 0.10 a month per metric an alarm reads', () => {
+  it('costs what the deploy guide and the README say: USD 0.10 a month per metric an alarm reads', () => {
     const alarms = [...templates.values()].flatMap((template) =>
       Object.values(template.toJSON().Resources as Record<string, Json>).filter(
         (resource) => resource.Type === 'AWS::CloudWatch::Alarm',
@@ -112,9 +116,14 @@ describe('alarm delivery', () => {
       (sum, alarm) => sum + (alarm.Properties.Metrics?.filter((query: Json) => query.MetricStat).length ?? 1),
       0,
     );
-    const monthly = Math.round(metrics * ALARM_METRIC_MONTHLY_USD);
-    const guide = readFileSync(join(import.meta.dirname, '../../docs/deploy.md'), 'utf8');
-    expect(guide).toContain(`| about $${monthly} |`);
+    const monthly = (metrics * ALARM_METRIC_MONTHLY_USD).toFixed(2);
+    const read = (file: string) => readFileSync(join(import.meta.dirname, '../..', file), 'utf8');
+    expect(read('docs/deploy.md')).toContain(
+      `${alarms.length} alarms reading ${metrics} metrics | $${monthly} |`,
+    );
+    expect(read('README.md')).toContain(
+      `${alarms.length} alarms reading ${metrics} metrics, $${monthly} a month`,
+    );
   });
 
   it('subscribes the alarm e-mail address to the topic', () => {
