@@ -70,7 +70,8 @@ export function renderDashboardSvg(body: { widgets: Widget[] }, title: string): 
   const width = 24 * UNIT_X;
   const height = Math.max(...body.widgets.map((widget) => (widget.y + widget.height) * UNIT_Y)) + 48;
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" role="img">`,
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="${width}" height="${height}" fill="#f2f3f3"/>`,
     `<text x="12" y="28" font-size="18" font-weight="bold" fill="#16191f">${escapeXml(title)}</text>`,
   ];
