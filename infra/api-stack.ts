@@ -263,7 +263,7 @@ export class RoutesStack extends Stack {
       for (const surface of apiSurfaces(route)) {
         const prefix = surface === 'console' ? route.operationId : `${route.operationId}Assistant`;
         const integration = new HttpLambdaIntegration(`${prefix}Integration`, fn);
-        // Browser clients on any origin: their preflight reaches the same function (DESIGN §9);
+        // Browser clients on any origin: their preflight reaches the same function (lib/http/cors.ts);
         // so do the methods the function only refuses (405 with allow, rather than API Gateway's 404).
         const methods = [
           route.method,

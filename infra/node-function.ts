@@ -19,9 +19,10 @@ export interface NodeFunctionProps {
 }
 
 /**
- * A function with our defaults (Node 22, arm64, CommonJS (infra/bundling.ts), minified, source maps, SDK bundled, X-Ray
- * active tracing), its own log group and its own role allowed to write only there. Routes
- * (ServiceFunction) and the Cognito trigger use it; callers add their own grants to `role`.
+ * A function with our defaults (Node 22, arm64, CommonJS (infra/bundling.ts), minified, source
+ * maps, SDK bundled, X-Ray active tracing), its own log group and its own role allowed to write
+ * only there. Routes (ServiceFunction) and the Cognito trigger use it; callers add their own grants
+ * to `role`.
  */
 export class NodeFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
@@ -82,7 +83,7 @@ export class NodeFunction extends Construct {
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'DESIGN §1 fixes the runtime at Node.js 22 (nodejs22.x); moving to a newer one is a deliberate, tested change.',
+        'The service runs on Node.js 22 (nodejs22.x), locally and in its tests too; moving to a newer one is a deliberate, tested change.',
     });
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -67,7 +67,7 @@ const SECURITY_SCHEMES: Record<
     name: 'assistantOAuth',
     scheme: {
       type: 'oauth2',
-      description: "An assistant's access token from this service's authorization server (DESIGN §9)",
+      description: "An assistant's access token from this service's authorization server",
       flows: {
         authorizationCode: {
           authorizationUrl: '/oauth/authorize',

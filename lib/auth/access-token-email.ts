@@ -2,10 +2,11 @@ import type { PreTokenGenerationV2TriggerEvent } from 'aws-lambda';
 
 /**
  * Cognito puts no e-mail in access tokens, yet platform admins and invitees are recognised by a
- * verified e-mail (DESIGN §3, §7). The Pre Token Generation trigger (event V2_0, access-token
- * customisation) copies the user's `email` and `email_verified` attributes into the access token;
- * lib/auth/console-token.ts reads them from there. Cognito hands attributes over as strings, and
- * the claims keep that form (`email_verified: "true"`), as the console-token check accepts.
+ * verified e-mail (docs/architecture.md, 'Accounts'). The Pre Token Generation trigger (event V2_0,
+ * access-token customisation) copies the user's `email` and `email_verified` attributes into the
+ * access token; lib/auth/console-token.ts reads them from there. Cognito hands attributes over as
+ * strings, and the claims keep that form (`email_verified: "true"`), as the console-token check
+ * accepts.
  */
 export function accessTokenEmailClaims(userAttributes: Record<string, string>): Record<string, string> {
   const email = userAttributes.email?.trim();

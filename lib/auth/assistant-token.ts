@@ -201,7 +201,10 @@ export const editsAuth: Authenticator<UserPrincipal | AssistantPrincipal> = {
   },
 };
 
-/** The tool server's credential: an assistant's access token for `<issuer>/mcp` (DESIGN §10). */
+/**
+ * The tool server's credential: an assistant's access token for `<issuer>/mcp`
+ * (docs/architecture.md, 'The tool server (MCP)').
+ */
 export const mcpAuth: Authenticator<AssistantPrincipal> = {
   kind: 'mcp',
   prepare() {

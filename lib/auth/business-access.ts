@@ -22,7 +22,7 @@ export interface BusinessAccess {
 /**
  * Everything an authorisation decision about one business needs, in one BatchGetItem: the
  * caller's membership, whether the caller is a platform admin, whether the business exists, and
- * the caller's user record (created on first sight, DESIGN §3).
+ * the caller's user record (created on first sight, so every user who ever called has one).
  *
  * An assistant acts with its user's membership and nothing more: its token carries no verified
  * e-mail, so a platform admin's reach is never delegated, and the user record already exists

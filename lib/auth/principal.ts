@@ -1,4 +1,7 @@
-/** Who is calling. Each credential kind of DESIGN §3 yields one of these. */
+/**
+ * Who is calling. Each credential kind (docs/interface.md, 'Areas and their credentials') yields
+ * one of these.
+ */
 export interface UserPrincipal {
   kind: 'user';
   /** Our stable id for the person: a UUID derived from (issuer, subject), see user-id.ts. */
@@ -24,7 +27,10 @@ export interface InternalServicePrincipal {
   kind: 'internal-service';
 }
 
-/** An assistant acting for a console user, with an access token of our OAuth server (DESIGN §9). */
+/**
+ * An assistant acting for a console user, with an access token of our OAuth server
+ * (docs/architecture.md, 'Grants and tokens').
+ */
 export interface AssistantPrincipal {
   kind: 'assistant';
   /** The user the assistant acts for (the token's `sub`). */

@@ -22,7 +22,7 @@ export interface Business {
  * Businesses and their members are provisioned by the platform (the seed, tests, and later the
  * console's onboarding); no public operation of the interface creates them.
  *
- * A business is born with its profile (DESIGN §7: one profile per business, id `profile`), named
+ * A business is born with its profile (one profile per business, id `profile`), named
  * like the business, in the same transaction: nobody ever sees a business without one, so edits
  * always update the profile and a profile `create` is refused. Provisioning is not an edit, so the
  * profile's first version has no Change History entry (there is nothing to undo).

@@ -34,15 +34,16 @@ import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * The assistant tool server's tools (DESIGN §10): one per edits operation a person would name.
- * Each calls the same lib/edits function as the edits API's HTTP handler, as the assistant's
- * user; its input and output schemas are the edits API's own zod schemas.
+ * The assistant tool server's tools (docs/architecture.md, 'The tool server (MCP)'): one per edits
+ * operation a person would name. Each calls the same lib/edits function as the edits API's HTTP
+ * handler, as the assistant's user; its input and output schemas are the edits API's own zod
+ * schemas.
  */
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   description: string;
-  /** What the token must allow (DESIGN §9): reads need edits:read, changes edits:write. */
+  /** What the token must allow: reads need edits:read, changes edits:write. */
   scope: 'edits:read' | 'edits:write';
   /**
    * The schemas are thunks, built on first use (memoised by define): a cold start that lists or

@@ -6,7 +6,7 @@ import { NotFoundError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * Industry gallery photos (DESIGN §8): `GALLERY#<industry_id>` / `PHOTO#<id>`, listed through gsi1
+ * Industry gallery photos: `GALLERY#<industry_id>` / `PHOTO#<id>`, listed through gsi1
  * (every industry, or one), with an owner pointer for the bytes path, which names only the photo.
  * Added (gallery-writes.ts) by the gallery CLI and the seed, never by an API operation.
  */

@@ -12,12 +12,13 @@ import { ImportMeta } from '#lib/media/schemas.ts';
 import { photoObjectKey } from '#lib/storage/photo-bucket.ts';
 
 /**
- * POST …/photos/import-derivative (DESIGN §8): an edited image written back as a derived photo of
- * a live source photo of the same business. The image type comes from the bytes (image-size's
- * signature detection), never from the part's declared type; width and height from its header.
- * The bytes go to S3 first, then one transaction writes the photo, its counter, the idempotency
- * key and checks the source is still live; if it fails the bytes are removed, and a lost race for
- * the same idempotency key answers with the winner's photo, so one key makes exactly one photo.
+ * POST …/photos/import-derivative (docs/architecture.md, 'Media'): an edited image written back as
+ * a derived photo of a live source photo of the same business. The image type comes from the bytes
+ * (image-size's signature detection), never from the part's declared type; width and height from
+ * its header. The bytes go to S3 first, then one transaction writes the photo, its counter, the
+ * idempotency key and checks the source is still live; if it fails the bytes are removed, and a
+ * lost race for the same idempotency key answers with the winner's photo, so one key makes exactly
+ * one photo.
  */
 export const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
 const CONTENT_TYPES: Record<string, string> = {

@@ -9,10 +9,11 @@ import { SafeFetchError, safeFetch } from '#lib/net/safe-fetch.ts';
 import { galleryObjectKey, photoObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
 
 /**
- * Photo bytes as HTTP responses (DESIGN §8): the stored content type, `ETag` = the sha256,
- * `If-None-Match` → 304. A Lambda response carries at most ~4.4 MB of binary once base64-encoded
- * (6 MB payload) and HTTP APIs cannot stream, so a larger photo answers 303 to a presigned S3 GET
- * valid 60 s. External photos: expired → 410; live ones are fetched through the SSRF guard.
+ * Photo bytes as HTTP responses (docs/architecture.md, 'Media'): the stored content type, `ETag` =
+ * the sha256, `If-None-Match` → 304. A Lambda response carries at most ~4.4 MB of binary once
+ * base64-encoded (6 MB payload) and HTTP APIs cannot stream, so a larger photo answers 303 to a
+ * presigned S3 GET valid 60 s. External photos: expired → 410; live ones are fetched through the
+ * SSRF guard.
  */
 export const MAX_INLINE_BYTES = 4_400_000;
 const PRESIGNED_SECONDS = 60;

@@ -7,11 +7,12 @@ import { NotFoundError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * A business's photos (DESIGN §8): the item `BUSINESS#<b>` / `PHOTO#<id>` with its change-feed
- * keys on gsi1, an owner pointer (the bytes and usages paths name only the photo), and the
- * business's live-photo counter, which carries the sparse `MEDIA_BUSINESSES` keys while it is
- * above 0. Read here; written by photo-writes.ts, which puts the bytes in S3 first, so that a photo
- * item never points at missing bytes, and removes them again when the item could not be written.
+ * A business's photos (docs/architecture.md, 'Media'): the item `BUSINESS#<b>` / `PHOTO#<id>` with
+ * its change-feed keys on gsi1, an owner pointer (the bytes and usages paths name only the photo),
+ * and the business's live-photo counter, which carries the sparse `MEDIA_BUSINESSES` keys while it
+ * is above 0. Read here; written by photo-writes.ts, which puts the bytes in S3 first, so that a
+ * photo item never points at missing bytes, and removes them again when the item could not be
+ * written.
  */
 export interface PhotoItem {
   id: string;
@@ -82,7 +83,7 @@ export async function listMediaBusinesses(page: { limit: number; cursor?: string
 
 /**
  * A business's photos as a change feed: ordered by updated_at then id, ascending, from after
- * `updated_after` (exclusive), one Query per page (DESIGN §8).
+ * `updated_after` (exclusive), one Query per page, so a backfill can resume and never miss a later change.
  */
 export async function listPhotos(query: {
   businessId: string;

@@ -4,8 +4,9 @@ import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 
 /**
- * Where a photo is used (DESIGN §8): one Query of the photo's partition, which holds its owner
- * pointer and one usage item per record that references it (written with the record).
+ * Where a photo is used (docs/architecture.md, 'Media'): one Query of the photo's partition, which
+ * holds its owner pointer and one usage item per record that references it (written with the
+ * record).
  */
 export async function photoUsages(photoId: string) {
   const result = await dynamo.send(

@@ -16,11 +16,12 @@ import {
 } from '#lib/oauth/settings.ts';
 
 /**
- * GET /oauth/authorize (DESIGN §9). The client and its redirect URI are judged first: until both
- * are trusted nothing is sent anywhere, and a failure is an error page. After that a failure goes
- * back to a pre-registered client as an RFC 6749 §4.1.2.1 error redirect carrying `state` and
- * `iss`; for a client nobody vetted it is an error page too (see refusal below). Success stores a
- * pending consent request (10 minutes) and sends the browser to the console.
+ * GET /oauth/authorize (docs/architecture.md, 'The authorization server'). The client and its
+ * redirect URI are judged first: until both are trusted nothing is sent anywhere, and a failure is
+ * an error page. After that a failure goes back to a pre-registered client as an RFC 6749 §4.1.2.1
+ * error redirect carrying `state` and `iss`; for a client nobody vetted it is an error page too
+ * (see refusal below). Success stores a pending consent request (10 minutes) and sends the browser
+ * to the console.
  */
 export type AuthorizeOutcome =
   | { kind: 'redirect'; location: string }

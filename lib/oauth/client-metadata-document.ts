@@ -11,10 +11,10 @@ import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * Client ID Metadata Documents (DESIGN §9): a client_id that is an https URL names a JSON document
- * describing the client. It is fetched through the SSRF guard (5 KB, HTTP 200 only, no
- * redirects), must name itself as client_id, and is cached in the table for as long as its cache
- * headers allow, at most 24 hours. A failure is never cached: the next request fetches again.
+ * Client ID Metadata Documents (docs/architecture.md, 'Clients'): a client_id that is an https URL
+ * names a JSON document describing the client. It is fetched through the SSRF guard (5 KB, HTTP 200
+ * only, no redirects), must name itself as client_id, and is cached in the table for as long as its
+ * cache headers allow, at most 24 hours. A failure is never cached: the next request fetches again.
  * Its client_name, redirect URIs and optional scope follow the rules a registration follows; a
  * document that breaks one is unusable as a whole.
  */

@@ -12,9 +12,9 @@ import { registeredScopes } from '#lib/oauth/client-scopes.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
 
 /**
- * OAuth clients (DESIGN §9). A client is either an https URL whose Client ID Metadata Document
- * describes it (fetched when needed, see client-metadata-document.ts), or a public client that
- * registered itself (RFC 7591) or was registered with the oauth-client CLI.
+ * OAuth clients (docs/architecture.md, 'Clients'). A client is either an https URL whose Client ID
+ * Metadata Document describes it (fetched when needed, see client-metadata-document.ts), or a
+ * public client that registered itself (RFC 7591) or was registered with the oauth-client CLI.
  */
 export interface OAuthClient {
   client_id: string;
@@ -49,7 +49,10 @@ interface StoredClient extends OAuthClient {
   expires_at_epoch?: number;
 }
 
-/** Registrations one source address may make per minute: far above a client that registers on every connect. */
+/**
+ * Registrations one source address may make per minute: far above a client that registers on every
+ * connect.
+ */
 export const REGISTRATIONS_PER_MINUTE = 60;
 
 /**
@@ -90,7 +93,10 @@ export async function registerClient(input: ClientInput, sourceIp: string) {
   return createClient(input, 'registration');
 }
 
-/** Register a public client; redirect URIs, name and scopes are checked against DESIGN §9's rules. */
+/**
+ * Register a public client; redirect URIs, name and scopes are checked against the rules of
+ * redirect-uris.ts, client-name.ts and client-scopes.ts.
+ */
 export async function createClient(input: ClientInput, source: 'registration' | 'cli') {
   for (const uri of input.redirect_uris) {
     const problem = redirectUriProblem(uri);

@@ -12,10 +12,11 @@ import { redirectHost } from '#lib/oauth/redirect-uris.ts';
 import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
 
 /**
- * The three consent operations (spec §4.1, DESIGN §9). The first console user to read or decide a
- * pending request owns it; to anyone else it does not exist (404). Approving needs the user to
- * hold at least one business; it answers the client's redirect URI with a single-use 60-second
- * code, and denying with error=access_denied, both carrying `state` and `iss`.
+ * The three consent operations (docs/interface.md, 'Areas and their credentials'). The first
+ * console user to read or decide a pending request owns it; to anyone else it does not exist (404).
+ * Approving needs the user to hold at least one business; it answers the client's redirect URI with
+ * a single-use 60-second code, and denying with error=access_denied, both carrying `state` and
+ * `iss`.
  */
 const INELIGIBLE_REASON =
   'You do not manage any business yet: an assistant could not edit anything for you. Ask an owner to add you as an owner or editor.';

@@ -6,7 +6,7 @@ import {
   SUPPORTED_SCOPES,
 } from '#lib/oauth/settings.ts';
 
-/** RFC 8414 metadata of the authorization server (DESIGN §9); every URL derives from the issuer. */
+/** RFC 8414 metadata of the authorization server; every URL derives from the issuer. */
 export function authorizationServerMetadata() {
   const base = issuer();
   return {

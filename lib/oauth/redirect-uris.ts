@@ -1,6 +1,7 @@
 /**
- * Redirect URI rules of DESIGN §9 (RFC 8252 for native and loopback clients). Pure functions: the
- * registration, the client metadata documents and /oauth/authorize all judge URIs here.
+ * Redirect URI rules (docs/architecture.md, 'Clients'; RFC 8252 for native and loopback clients).
+ * Pure functions: the registration, the client metadata documents and /oauth/authorize all judge
+ * URIs here.
  */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);

@@ -1,8 +1,8 @@
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * Request and response schemas of the authorization server (DESIGN §9) and the consent operations
- * (spec §4.1). OAuth requests are parsed with `z.object`, which drops parameters it does not know,
+ * Request and response schemas of the authorization server and the consent operations (docs/architecture.md,
+ * 'OAuth'). OAuth requests are parsed with `z.object`, which drops parameters it does not know,
  * because RFC 6749 §3.1 and RFC 7591 §2 tell a server to ignore unrecognised ones (real clients
  * send extras); everything else in the service rejects unknown fields.
  */
@@ -79,7 +79,10 @@ export const ClientRegistration = z.meta(
 
 const optionalParam = z.optional(z.string().check(z.maxLength(4000)));
 
-/** Everything /oauth/authorize reads; it judges the values itself, in DESIGN §9's order. */
+/**
+ * Everything /oauth/authorize reads; it judges the values itself, client and redirect URI first
+ * (authorize.ts).
+ */
 export const AuthorizeQuery = z.meta(
   z.object({
     response_type: optionalParam,

@@ -7,9 +7,9 @@ import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * The agent API (DESIGN §5): for each record kind, list / create / get / replace / update / delete,
- * plus the membership PUT and GET of packages and service items — 46 operations, generated from
- * the entity definitions so that every kind behaves the same way.
+ * The agent API (docs/architecture.md, 'Business records'): for each record kind, list / create /
+ * get / replace / update / delete, plus the membership PUT and GET of packages and service items —
+ * 46 operations, generated from the entity definitions so that every kind behaves the same way.
  */
 const BASE = '/api/v1/agent/businesses/{business_id}';
 

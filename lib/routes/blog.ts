@@ -4,7 +4,7 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 
 const path = '/api/v1/businesses/{business_id}/blog_posts/auto_schedule';
 
-/** Blog auto-schedule (spec §4.3, DESIGN §7): members read, holders write. */
+/** Blog auto-schedule: members read, holders write. */
 export const blogRoutes = {
   getBlogAutoSchedule: {
     operationId: 'getBlogAutoSchedule',

@@ -13,9 +13,10 @@ const common = {
 } as const;
 
 /**
- * The consent operations (spec §4.1), called by the console's consent page with the signed-in
- * user's token, and the person's connected assistants (their grants), which the console lists and
- * disconnects. Bodies are the bare resources; a 422 is `HTTPValidationError`.
+ * The consent operations (docs/architecture.md, 'The authorization server'), called by the
+ * console's consent page with the signed-in user's token, and the person's connected assistants
+ * (their grants), which the console lists and disconnects. Bodies are the bare resources; a 422 is
+ * `HTTPValidationError`.
  */
 export const consentRoutes = {
   getConsentRequest: {

@@ -34,9 +34,10 @@ const common = {
 } as const;
 
 /**
- * The edits API (spec §4.6, DESIGN §6): the surface assistants use to read a business, stage
- * changes, apply them item by item, revert them, and undo entries of the Change History. A console
- * JWT or an assistant's access token (DESIGN §9): reads need `edits:read`, writes `edits:write`.
+ * The edits API (docs/architecture.md, 'Edits'): the surface assistants use to read a business,
+ * stage changes, apply them item by item, revert them, and undo entries of the Change History. A
+ * console JWT or an assistant's access token (docs/architecture.md, 'Grants and tokens'): reads
+ * need `edits:read`, writes `edits:write`.
  */
 export const editsRoutes = {
   openEditSession: lazyRow(

@@ -21,7 +21,7 @@ const publicOAuth = {
 } as const;
 
 /**
- * The authorization server for assistants (DESIGN §9): discovery, client registration,
+ * The authorization server for assistants (docs/architecture.md, 'OAuth'): discovery, client registration,
  * authorize, token and revocation. Callers have no credential yet; browser-based clients may call
  * discovery, registration, token and revocation from any origin.
  */

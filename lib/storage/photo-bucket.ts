@@ -3,8 +3,8 @@ import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 import { sdkClientOptions } from '#lib/config/timeouts.ts';
 
 /**
- * The private photo bucket (DESIGN §1, §8). One client per container; S3_ENDPOINT points it at
- * s3rver locally (path-style addressing, as s3rver serves it), unset in AWS.
+ * The private photo bucket (docs/architecture.md, 'Media'). One client per container; S3_ENDPOINT
+ * points it at s3rver locally (path-style addressing, as s3rver serves it), unset in AWS.
  */
 export const photosBucket = requiredEnv('PHOTOS_BUCKET');
 
@@ -19,7 +19,7 @@ export const photoObjectKey = (businessId: string, photoId: string) =>
 export const galleryObjectKey = (industryId: string, photoId: string) => `gallery/${industryId}/${photoId}`;
 
 /**
- * Bytes before the item that points at them (DESIGN §8): put the object, then run `write`; when
+ * Bytes before the item that points at them: put the object, then run `write`; when
  * the write fails, remove the object again, so no item points at missing bytes and no bytes are
  * left behind.
  */

@@ -76,7 +76,8 @@ const bundledClients = (modules: string[]) =>
     ...new Set(modules.flatMap((path) => path.match(/node_modules\/@aws-sdk\/(client-[^/]+)\//)?.[1] ?? [])),
   ].sort();
 
-// An ESM bundle with the SDK inside can build fine and still fail at import (DESIGN §2), so every
+// A bundle with the SDK inside can build fine and still fail at import (an ESM bundle without
+// esbuild's createRequire banner: `Dynamic require of "node:https" is not supported`), so every
 // bundle, built as CDK builds it, is imported and invoked once in a fresh process, with only the
 // environment CDK gives it.
 describe('deployable bundles', () => {

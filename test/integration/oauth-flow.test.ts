@@ -15,7 +15,7 @@ import {
 import { arrangeTenant } from '../support/tenants.ts';
 
 describe('discovery', () => {
-  it('publishes authorization server metadata with DESIGN §9 values, the issuer identical everywhere', async () => {
+  it('publishes RFC 8414 authorization server metadata, the issuer identical everywhere', async () => {
     const as = await discover();
     const issuer = baseUrl();
 

@@ -6,7 +6,7 @@ import { grantedScopes, registeredScopes } from '#lib/oauth/client-scopes.ts';
 import { redirectHost, redirectUriMatches, redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
 import { canonicalResource, parseScopes, protectedResourceMetadataUrl } from '#lib/oauth/settings.ts';
 
-describe('redirect URI rules (DESIGN §9, RFC 8252)', () => {
+describe('redirect URI rules (RFC 6749, RFC 8252)', () => {
   it.each([
     'https://app.example/callback',
     'https://app.example:8443/cb?x=1',
