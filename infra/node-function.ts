@@ -51,8 +51,9 @@ export class NodeFunction extends Construct {
       description: props.description,
       environment: {
         POWERTOOLS_SERVICE_NAME: 'business-platform',
-        // No --enable-source-maps: it costs every cold start tens of ms to serve the rare stack
-        // trace; the map ships in the artefact for whoever reads one (docs/decisions.md, issue 14).
+        // No --enable-source-maps: every cold start would pay for loading the map to serve the rare
+        // stack trace; the map ships in the artefact for whoever reads one (docs/decisions.md,
+        // 'Cold starts').
         ...props.environment,
       },
       role: this.role,

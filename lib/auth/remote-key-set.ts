@@ -3,13 +3,13 @@ import { request as httpsRequest } from 'node:https';
 import { createLocalJWKSet, errors, type JSONWebKeySet } from 'jose';
 
 /**
- * A JSON Web Key Set fetched over node:http(s) and kept, in place of jose's `createRemoteJWKSet`
- * (issue 14): that one uses `fetch` and `Headers`, whose first use makes Node load its bundled
- * undici, 20–35 ms of a console function's cold start. Behaviour is jose's: the set is fetched on
- * first use and again once `maxAgeMs` old; a token naming an unknown key refetches it, at most
- * once per `cooldownMs` (key rotation); a non-200 answer or a body that is not a key set is a
- * JOSEError (the token cannot be verified), a timeout a JWKSTimeout, a network failure a
- * JwksUnreachableError (lib/auth/jwks-unreachable.ts makes both a 503).
+ * A JSON Web Key Set fetched over node:http(s) and kept, in place of jose's `createRemoteJWKSet`:
+ * that one uses `fetch` and `Headers`, whose first use makes Node load its bundled undici, which
+ * every console function's cold start would pay (docs/architecture.md, 'Cold starts'). Behaviour is
+ * jose's: the set is fetched on first use and again once `maxAgeMs` old; a token naming an unknown
+ * key refetches it, at most once per `cooldownMs` (key rotation); a non-200 answer or a body that
+ * is not a key set is a JOSEError (the token cannot be verified), a timeout a JWKSTimeout, a
+ * network failure a JwksUnreachableError (lib/auth/jwks-unreachable.ts makes both a 503).
  */
 export interface RemoteKeySetOptions {
   timeoutMs: number;

@@ -1,9 +1,9 @@
 /**
- * How long anything may take (issue 12, item 6). API Gateway gives an integration 30 s; a
- * function that outlives it is a bare gateway 503. So every function stops well before, and every
- * AWS SDK client gives up (connection + request timeouts, a few attempts) before its function's
- * time is spent: a slow dependency becomes our own 503 ErrorResponse with `retry-after`, and
- * the pipeline's deadline (lib/http/deadline.ts) catches whatever is left. CDK, the local harness and the clients all read
+ * How long anything may take. API Gateway gives an integration 30 s; a function that outlives it is
+ * a bare gateway 503. So every function stops well before, and every AWS SDK client gives up
+ * (connection + request timeouts, a few attempts) before its function's time is spent: a slow
+ * dependency becomes our own 503 ErrorResponse with `retry-after`, and the pipeline's deadline
+ * (lib/http/deadline.ts) catches whatever is left. CDK, the local harness and the clients all read
  * these numbers, and a unit test checks that they fit together.
  */
 

@@ -12,10 +12,10 @@ import type {
  * the error codes, and which protocol version a session speaks. Pure logic, no I/O.
  *
  * Why our own and not the MCP SDK's server: importing the SDK's server builds zod schemas for the
- * whole protocol at module load (~80 ms of every cold start of POST /mcp, issue 14; see
- * docs/decisions.md). The SDK stays the reference: its types are imported as types only (free at
- * run time), and test/unit/mcp-protocol.test.ts holds the constants below to the SDK's own values,
- * so an SDK upgrade that changes them fails a test.
+ * whole protocol at module load, which every cold start of POST /mcp would pay and no tool call
+ * needs (docs/architecture.md, 'The tool server (MCP)'). The SDK stays the reference: its types are
+ * imported as types only (free at run time), and test/unit/mcp-protocol.test.ts holds the constants
+ * below to the SDK's own values, so an SDK upgrade that changes them fails a test.
  */
 
 /** The newest version we speak; the answer to a client asking for one we do not know. */

@@ -47,7 +47,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   scope: 'edits:read' | 'edits:write';
   /**
    * The schemas are thunks, built on first use (memoised by define): a cold start that lists or
-   * calls one tool does not build every tool's schemas (issue 14).
+   * calls one tool does not build every tool's schemas.
    */
   input: () => I;
   output: () => O;

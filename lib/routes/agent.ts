@@ -44,7 +44,7 @@ function itemParams(definition: EntityDefinition & { idParam: string }) {
 
 /**
  * The rows are plain data built at load; their schemas are built by `lazyRow` when first read, so
- * a function constructs only those of its own operation (issue 14).
+ * a function constructs only those of its own operation.
  */
 function routesFor(
   definition: EntityDefinition & { collection: string; idParam: string },

@@ -5,7 +5,7 @@ import type * as zt from '#lib/validation/zod.ts';
 type RowData = Omit<RouteDefinition, 'request' | 'response'>;
 
 /**
- * A route row whose schemas are built on first read (issue 14): a function's bundle holds the
+ * A route row whose schemas are built on first read: a function's bundle holds the
  * whole route table of its area, but it reads only its own row's `request` (the pipeline) and
  * never `response` (OpenAPI reads it). So each row builds its schemas when, and only when, they
  * are asked for, once; the row is still plain data to everyone who reads it.

@@ -2,7 +2,7 @@ import * as z from '#lib/validation/zod.ts';
 
 /**
  * String formats at least as strict as the `format` OpenAPI documents for them, so that nothing
- * stored can later break a response's own schema (issue 11, defect 2). zod's `url()` parses with
+ * stored can later break a response's own schema. zod's `url()` parses with
  * WHATWG `new URL()`, which percent-encodes what RFC 3986 forbids and so accepts
  * `https://example.com/a b`; its `email()` lets a domain label end in `-`. These add the rest.
  */

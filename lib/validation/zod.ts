@@ -2,13 +2,13 @@
  * The part of zod this service uses, re-exported by name; schema modules do
  * `import * as z from '#lib/validation/zod.ts'` and write `z.string()` as usual.
  *
- * Why zod/mini and not zod classic (issue 14): a classic schema carries every method
- * (`.optional()`, `.meta()`, `.toJSONSchema()`…), so one small schema pulls all schema types and
- * the JSON-Schema code into a bundle (~72 KB, +17 ms of cold start); mini is the same core with
- * functions instead of methods (`z.optional(s)`, `s.check(z.maxLength(9))`), so a bundle keeps
- * only what its schemas use. Same checks, same issues; the English messages are loaded below.
- * Why by name: zod's own `z` namespace keeps every locale and feature reachable; naming what we
- * use lets esbuild drop the rest. Add a name here when a schema needs it.
+ * Why zod/mini and not zod classic: a classic schema carries every method (`.optional()`,
+ * `.meta()`, `.toJSONSchema()`…), so one small schema pulls all schema types and the JSON-Schema
+ * code into every bundle, and each function loads all of it at its cold start; mini is the same
+ * core with functions instead of methods (`z.optional(s)`, `s.check(z.maxLength(9))`), so a bundle
+ * keeps only what its schemas use. Same checks, same issues; the English messages are loaded below.
+ * Why by name: zod's own `z` namespace keeps every locale and feature reachable; naming what we use
+ * lets esbuild drop the rest. Add a name here when a schema needs it.
  */
 
 import {

@@ -10,8 +10,8 @@ import { type ApiRequest, type ApiResponse, api as sharedApi } from '../support/
 import { type DynamoCall, type DynamoDbProxy, startDynamoDbProxy } from '../support/dynamodb-proxy.ts';
 
 /**
- * Issue 11, defect 4: "Writes answered 503 were applied anyway once DynamoDB resumed, so a client
- * that retries creates a duplicate." On a stack of this file's own whose DynamoDB sits behind a
+ * A write answered 503 may still be applied once DynamoDB resumes, so a client that retries must
+ * not create a duplicate. On a stack of this file's own whose DynamoDB sits behind a
  * proxy that can lose answers: DynamoDB applies the create, the function's SDK call times out, it
  * answers 503 and Powertools drops its in-progress record. A retry with the same Idempotency-Key
  * must then find the create it already wrote (same id, one stored item), and another body 422.

@@ -12,7 +12,7 @@ import {
 import { type ApiResponse, api } from '../support/api.ts';
 import { arrangeTenant, platformAdminToken, type Tenant } from '../support/tenants.ts';
 
-// Idempotency-Key on the POSTs that create something (issue 11, defect 4): a retry of a request
+// Idempotency-Key on the POSTs that create something: a retry of a request
 // whose answer was lost gets the first answer, and nothing is created twice.
 
 type Kind = Exclude<EntityName, 'profile'>;

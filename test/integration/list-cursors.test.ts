@@ -12,12 +12,12 @@ import { arrangeTenant } from '../support/tenants.ts';
 
 /**
  * Every paged list answers 422 (its documented validation error) to a cursor it did not give out
- * for this very query: forged, altered, or issued for another business, list or filter (issue 11,
- * defect 1: a forged key used to reach DynamoDB and answer 500).
+ * for this very query: forged, altered, or issued for another business, list or filter. A forged
+ * key must never reach DynamoDB, where it would fail as a 500.
  */
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** Cursors in the shapes this service once gave out, and the one from the issue (an empty key). */
+/** Cursors in the shapes this service once gave out, and one whose key is empty. */
 const FORGED = [
   encode(['', 'RECORD#faq#x']),
   encode(['', 'CHANGESET#x']),

@@ -12,7 +12,7 @@ import { api } from '../support/api.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 
 /**
- * Issue 11, defect 6: media types are case-insensitive, a text body in a charset other than UTF-8
+ * Media types are case-insensitive, a text body in a charset other than UTF-8
  * is a 415, and UUIDs are case-insensitive on input and lower case on output.
  */
 const FAQ = { question: 'Open on Sundays?', answer: 'From 9 to 12' };

@@ -4,7 +4,7 @@ import { agentApi, arrangeAgentTenant, collectionPath } from '../support/agents.
 import { api } from '../support/api.ts';
 
 /**
- * Issue 11, defect 5: a body over the operation's limit gets the operation's ErrorResponse, one
+ * A body over the operation's limit gets the operation's ErrorResponse, one
  * over API Gateway's 10 MB gets the gateway's bare `{"message": …}` (as in AWS); the OpenAPI
  * document describes both, and both answers validate against it.
  */

@@ -10,7 +10,7 @@ import { api } from '../support/api.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 
 /**
- * Issue 11, defect 2: a value that breaks its documented format (apply_url is `format: uri`) is a
+ * A value that breaks its documented format (apply_url is `format: uri`) is a
  * 422 on every write path, so no list response can later violate its own schema.
  */
 const BAD_URLS = ['https://example.com/a b', 'https://example.com/<script>', 'javascript:alert(1)'];

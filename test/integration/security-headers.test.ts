@@ -9,7 +9,7 @@ import {
 } from '../support/agents.ts';
 
 /**
- * Issue 11, defect 7: `x-content-type-options: nosniff` on every response — success, error,
+ * `x-content-type-options: nosniff` on every response — success, error,
  * preflight, raw (HTML, redirects, bytes) and the harness's own — and `strict-transport-security`
  * on every response the functions write (the pipeline sends it everywhere; see docs/decisions.md).
  */

@@ -18,7 +18,7 @@ import { mutatedObject, oddString, oddValue, validValue } from './schema-arbitra
 import type { TenantWorld } from './tenant-world.ts';
 
 /**
- * The schema-driven fuzz (issue 11): for every route, requests generated from its published
+ * The schema-driven fuzz: for every route, requests generated from its published
  * schemas — valid ones, boundary values, wrong types, unknown fields, odd and huge strings, bad
  * JSON, forged cursors, odd query values and headers — sent with the right tenant's valid
  * credential; every response must be documented for the operation and match its schema.

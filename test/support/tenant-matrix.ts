@@ -14,7 +14,7 @@ import {
 import type { TenantWorld } from './tenant-world.ts';
 
 /**
- * The tenant matrix (issue 11): every route of the route table × every credential it must refuse,
+ * The tenant matrix: every route of the route table × every credential it must refuse,
  * asked for a real tenant's ids with a request that is otherwise valid.
  *
  * Ordering the service promises (docs/decisions.md "Order of checks"): authentication (401)

@@ -8,8 +8,9 @@ import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
 
 /**
  * The key set the console and assistant tokens are verified against, fetched over node:http
- * (issue 14): it verifies, fetches once, refetches for an unknown key (rotation), and tells an
- * unreachable or silent key server (a 503) from a bad answer (the token cannot be verified).
+ * (docs/architecture.md, 'Cold starts'): it verifies, fetches once, refetches for an unknown key
+ * (rotation), and tells an unreachable or silent key server (a 503) from a bad answer (the token
+ * cannot be verified).
  */
 let server: Server;
 let base: string;

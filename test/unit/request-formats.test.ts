@@ -10,7 +10,7 @@ import type * as zt from '#lib/validation/zod.ts';
 import { buildOpenApiDocument, openApiPath } from '../../infra/openapi.ts';
 
 /**
- * Issue 11, defect 2: every format-bearing field a request may carry is validated at least as
+ * Every format-bearing field a request may carry is validated at least as
  * strictly as the `format` the OpenAPI document gives it, so nothing stored can make a later
  * response break its own schema. The reference is ajv-formats, what a client's validator uses.
  */
