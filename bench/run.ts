@@ -34,6 +34,8 @@ const COLD_TARGET = { mean: 1.2, max: 1.4 };
 /** Applying or reverting 100 items, against one UpdateItem, both under the same network delay. */
 const APPLY_TARGET = 25;
 const SNAPSHOT_TARGET = { calls: 3, roundTrips: 2 };
+/** Sequential DynamoDB round trips of an apply or a revert, at every changeset size. */
+const APPLY_ROUND_TRIPS_TARGET = 4;
 
 const lines: string[] = [];
 const out = (line = '') => {
@@ -186,6 +188,10 @@ try {
         `| ${row.items} | ${times(row.apply)} | ${row.apply.calls} | ${row.apply.roundTrips} | ${times(row.revert)} | ${row.revert.calls} | ${row.revert.roundTrips} |`,
       );
     }
+    const trips = edits.rows.flatMap((row) => [row.apply.roundTrips, row.revert.roundTrips]);
+    out(
+      `\nRound trips of apply and revert at ${edits.rows.map((row) => row.items).join(', ')} items: at most ${Math.max(...trips)} (target ≤ ${APPLY_ROUND_TRIPS_TARGET} at every size: ${met(Math.max(...trips) <= APPLY_ROUND_TRIPS_TARGET)}).`,
+    );
     const hundred = edits.rows.find((row) => row.items === 100);
     if (hundred) {
       const apply = hundred.apply.ms.median / base;

@@ -119,6 +119,34 @@ export async function moveStatus(
   }
 }
 
+/**
+ * Give back a claim taken by moveStatus (`claimedAt` its lease start) when the operation it was
+ * taken for was refused before writing anything: the header gets its earlier status and lease back,
+ * only if the claim is still this one.
+ */
+export async function releaseClaim(
+  changesetId: string,
+  claim: ChangesetStatus,
+  claimedAt: string,
+  earlier: { status: ChangesetStatus; claimed_at: string | null },
+) {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.changeset(changesetId),
+      UpdateExpression: 'SET #status = :earlier, claimed_at = :earlierClaim',
+      ConditionExpression: '#status = :claim AND claimed_at = :mine',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':earlier': earlier.status,
+        ':earlierClaim': earlier.claimed_at,
+        ':claim': claim,
+        ':mine': claimedAt,
+      },
+    }),
+  );
+}
+
 export function itemGuard(
   changesetId: string,
   item: Item,
