@@ -1,7 +1,7 @@
 import { strictObject, uuid } from 'zod';
 
 /**
- * Probe: the same schema in zod classic, which the functions used before issue 14 (methods on
+ * Probe: the same schema in zod classic, which the functions once used (methods on
  * every schema, so a bundle keeps every schema type): for comparison.
  */
 const Params = strictObject({ businessId: uuid(), faqId: uuid() });

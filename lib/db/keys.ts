@@ -146,7 +146,7 @@ export const keys = {
     pk: `USER#${userId}`,
     sk: `OAUTH_CONSENT#${clientId}`,
   }),
-  /** A business's photo (DESIGN §8); the bytes are at S3 `businesses/<b>/photos/<id>`. */
+  /** A business's photo; the bytes are at S3 `businesses/<b>/photos/<id>`. */
   photo: (businessId: string, photoId: string): ItemKey => ({
     pk: businessPartition(businessId),
     sk: `PHOTO#${photoId}`,

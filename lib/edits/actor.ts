@@ -1,7 +1,7 @@
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import type { Actor } from '#lib/records/record-types.ts';
 
-/** An assistant's changes name the user it acted for and which assistant it was (DESIGN §9). */
+/** An assistant's changes name the user it acted for and which assistant it was. */
 export interface AssistantActor extends Actor {
   type: 'assistant';
   client_id: string;

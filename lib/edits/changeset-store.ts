@@ -13,7 +13,7 @@ import type { RecordFields } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
 
 /**
- * Changesets (DESIGN §6): proposed changes staged in a session, ticked or unticked one by one,
+ * Changesets: proposed changes staged in a session, ticked or unticked one by one,
  * then applied item by item — each only if what it changes has not moved since staging — and
  * revertible where nothing changed since. Statuses: changeset staged → applied | discarded,
  * applied → reverted; item staged → applied | conflict | skipped, applied → reverted |

@@ -13,7 +13,7 @@ import {
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotent-create.ts';
 
-/** A session closes 60 minutes after its last use, or 24 hours after it was opened (DESIGN §6). */
+/** A session closes 60 minutes after its last use, or 24 hours after it was opened. */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
 export const SESSION_MAX_MS = 24 * 60 * 60 * 1000;
 

@@ -70,7 +70,7 @@ export async function stageChangeset(
         ? randomUUID()
         : staged.record_id;
     if (isProfile && staged.action !== 'update') {
-      // Every business is created with its profile (DESIGN §7): it is only ever updated.
+      // Every business is created with its profile: it is only ever updated.
       fail(at('action'), "every business has its profile: update it (record_id 'profile')");
       continue;
     }

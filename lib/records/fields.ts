@@ -3,8 +3,8 @@ import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * Field types shared by several entities (DESIGN §5). Each is a memoised thunk, built on first
- * use: a function builds the schemas of the entity it validates, not those of all eight (issue 14).
+ * Field types shared by several entities. Each is a memoised thunk, built on first
+ * use: a function builds the schemas of the entity it validates, not those of all eight.
  */
 
 const CURRENCY = once(() => z.string().check(z.regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR')));

@@ -1,5 +1,5 @@
 /**
- * Reverse references from photos to the records that use them (DESIGN §8): one item per photo and
+ * Reverse references from photos to the records that use them: one item per photo and
  * record, beside the photo's owner pointer, naming the fields that hold it. Planned into the same
  * transaction as every write of a record, so agent writes, edits apply and revert and undo all
  * keep a photo's usages true, and listing them is one Query.

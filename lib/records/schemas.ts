@@ -41,9 +41,9 @@ function pascal(name: string): string {
 }
 
 /**
- * The entity's schemas, each built when first read (issue 14): a create validates with `write`
- * only, an update with `patch`, and only OpenAPI reads `record`. Building the two a function does
- * not use cost ~2–3 ms of its cold start (docs/decisions.md).
+ * The entity's schemas, each built when first read: a create validates with `write`
+ * only, an update with `patch`, and only OpenAPI reads `record`: a function's cold start builds
+ * only the schema it uses (docs/architecture.md, "Cold starts").
  */
 export function schemasOf(entity: EntityName): EntitySchemas {
   const cached = cache.get(entity);
