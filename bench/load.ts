@@ -5,30 +5,37 @@
  * operation, then reconciles: every acknowledged create is stored exactly once, every
  * acknowledged update is there (or a later version), no two updates were acknowledged with the
  * same version, and no client ever saw a record's version go backwards. Exits 1 on any breach.
- *
- *   --clients N   concurrent clients (default 16)
- *   --seconds M   how long they run (default 20)
- *   --tenants T   businesses, each with its own agent key (default 4)
+ * Progress goes to stderr; `--help` lists the options.
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine, positiveWholeNumber, progress } from '../infra/command-line.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 
-const { values } = parseArgs({
+const COMMAND = {
+  name: 'npm run load',
+  usage: `
+Usage: npm run load -- [--clients N] [--seconds M] [--tenants T]
+
+A bounded load test of the agent API on a local stack of its own (free ports): N clients create,
+update, read and list FAQs of T businesses for M seconds, then every acknowledged write is
+reconciled with what is stored. Prints throughput and latency per operation (Markdown, stdout) and
+progress (stderr); exits 1 when a write was lost, doubled or went backwards.
+
+  --clients N   concurrent clients (default 16)
+  --seconds M   how long they run (default 20)
+  --tenants T   businesses, each with its own agent key (default 4)
+  -h, --help    this text
+`,
+};
+const { values } = parseCommandLine(COMMAND, {
   options: {
     clients: { type: 'string', default: '16' },
     seconds: { type: 'string', default: '20' },
     tenants: { type: 'string', default: '4' },
   },
 });
-const CLIENTS = Number(values.clients);
-const SECONDS = Number(values.seconds);
-const TENANTS = Number(values.tenants);
-for (const [name, value] of Object.entries({ clients: CLIENTS, seconds: SECONDS, tenants: TENANTS })) {
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`error: --${name} must be a positive whole number`);
-    process.exit(1);
-  }
-}
+const CLIENTS = positiveWholeNumber(COMMAND, 'clients', values.clients);
+const SECONDS = positiveWholeNumber(COMMAND, 'seconds', values.seconds);
+const TENANTS = positiveWholeNumber(COMMAND, 'tenants', values.tenants);
 
 type Kind = 'create' | 'update' | 'get' | 'list';
 interface Faq {
@@ -45,6 +52,7 @@ interface Tenant {
   ids: string[];
 }
 
+progress('load: starting a local stack (emulators on free ports)…');
 const harness = await startHarnessProcess();
 const problems: string[] = [];
 try {
@@ -52,6 +60,7 @@ try {
   Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: 'SILENT' });
   const { createDemoBusiness } = await import('../infra/local/seed.ts');
   const { createAgentKey } = await import('#lib/auth/agent-keys.ts');
+  progress(`load: creating ${TENANTS} tenants with their agent keys…`);
   const tenants: Tenant[] = [];
   for (let index = 0; index < TENANTS; index++) {
     const business = await createDemoBusiness(`Load tenant ${index}`, `load-${index}.example`);
@@ -164,12 +173,25 @@ try {
 
   const started = performance.now();
   stopAt = Date.now() + SECONDS * 1000;
-  await Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(index)));
+  progress(`load: ${CLIENTS} clients for ${SECONDS} s…`);
+  const requestsSoFar = () => Object.values(latencies).reduce((sum, list) => sum + list.length, 0);
+  const ticker = setInterval(() => {
+    const elapsedSeconds = Math.min(SECONDS, Math.round((performance.now() - started) / 1000));
+    progress(
+      `load: ${elapsedSeconds}/${SECONDS} s, ${requestsSoFar()} requests, ${problems.length} problems`,
+    );
+  }, 5000);
+  try {
+    await Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(index)));
+  } finally {
+    clearInterval(ticker);
+  }
   const elapsed = (performance.now() - started) / 1000;
   const measured = Object.entries(latencies).map(([kind, list]) => [kind, [...list]] as const);
   const measuredStatuses = [...statuses.entries()];
 
   // Reconcile: list everything each tenant has, page by page.
+  progress('load: reconciling what was acknowledged with what is stored…');
   let storedTotal = 0;
   for (const tenant of tenants) {
     const stored: Faq[] = [];

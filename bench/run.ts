@@ -2,8 +2,8 @@
  * `npm run bench`: per function, the minified bundle size and the cold init time (a fresh process
  * importing the bundle and invoking it once against DynamoDB Local), interleaved with a bare bundled
  * handler doing one SDK call (the floor); then DynamoDB calls, request units and cost per operation,
- * and the edits API under a realistic round trip. Prints Markdown; `-- --write` also writes it to
- * bench/results.md, `-- --only parts,cold,agent,edits,oauth,mcp,media` runs some sections.
+ * and the edits API under a realistic round trip. Prints Markdown on stdout and what it is doing
+ * on stderr; `--help` lists the options (some sections, some functions, runs, writing the file).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
+import { parseCommandLine, positiveWholeNumber, progress, usageError } from '../infra/command-line.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { sampleEvent } from '../infra/local/sample-event.ts';
@@ -25,10 +26,44 @@ import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
 import { formatSpread, spread } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const args = process.argv.slice(2);
-const only = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '').split(',') : undefined;
-const runs = (section: string) => only === undefined || only.includes(section);
+const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media'] as const;
+const COMMAND = {
+  name: 'npm run bench',
+  usage: `
+Usage: npm run bench -- [--only SECTIONS] [--functions NAMES] [--runs N] [--write]
+
+Measures the functions on a local stack of its own (free ports) and prints Markdown on stdout;
+progress (which section, which function) goes to stderr.
+
+  --only SECTIONS    comma-separated, some of: ${SECTIONS.join(', ')} (default: all)
+  --functions NAMES  comma-separated operationIds: the cold section measures only these
+                     (default: every function), e.g. getFaq,handleMcp
+  --runs N           pairs of cold starts per function (default: BENCH_RUNS, else 7)
+  --write            also write the output to bench/results.md
+  -h, --help         this text
+`,
+};
+const { values: options } = parseCommandLine(COMMAND, {
+  options: {
+    only: { type: 'string' },
+    functions: { type: 'string' },
+    runs: { type: 'string', default: process.env.BENCH_RUNS ?? '7' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const RUNS = positiveWholeNumber(COMMAND, 'runs', options.runs);
+const only = options.only?.split(',');
+for (const section of only ?? []) {
+  if (!(SECTIONS as readonly string[]).includes(section))
+    usageError(COMMAND, `--only: no section "${section}"; the sections are ${SECTIONS.join(', ')}`);
+}
+const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only.includes(section);
+const functions = options.functions?.split(',');
+for (const name of functions ?? []) {
+  if (!routeTable.some((route) => route.operationId === name))
+    usageError(COMMAND, `--functions: no operation "${name}" in the route table`);
+}
+const measuredRoutes = routeTable.filter((route) => !functions || functions.includes(route.operationId));
 /** The issue's targets for cold init against the floor: mean and worst function. */
 const COLD_TARGET = { mean: 1.2, max: 1.4 };
 /** Applying or reverting 100 items, against one UpdateItem, both under the same network delay. */
@@ -47,6 +82,7 @@ const usd = (value: number) => (value < 0.01 ? value.toFixed(4) : value.toFixed(
 const costRows: { operation: string; ms: number; calls: number; readUnits: number; writeUnits: number }[] =
   [];
 
+progress('bench: starting a local stack (emulators on free ports)…');
 const harness = await startHarnessProcess();
 const workDir = mkdtempSync(join(tmpdir(), 'bps-bench-'));
 try {
@@ -59,6 +95,7 @@ try {
       .join(' ')} at the start (a shared machine: read spreads, not single figures).`,
   );
 
+  progress('bench: warming DynamoDB Local…');
   await warmDynamoDbLocal(harness.info);
   out(
     `\nDynamoDB Local is warmed before anything is measured (${EMULATOR_WARM_UP_ROUNDS} rounds of a 99-action transaction, a GetItem, a BatchGetItem and a Query): its JVM takes a few dozen large transactions to reach a steady speed, and DynamoDB is never cold.`,
@@ -78,11 +115,15 @@ try {
       mkdirSync(outDir);
       return buildBundle(entry, outDir);
     };
+    progress('bench: cold starts: bundling the floor…');
     const floor = await bundle('floor', 'bench/baseline-handler.ts');
     // One unmeasured start of each warms the disk cache, so the first pair is not an outlier.
     await coldStart(floor.file, {}, env);
     const built = new Map<string, Awaited<ReturnType<typeof bundle>>>();
-    for (const route of routeTable) {
+    for (const [index, route] of measuredRoutes.entries()) {
+      progress(
+        `bench: cold starts: ${index + 1}/${measuredRoutes.length} ${route.operationId} (bundling, ${RUNS} pairs)`,
+      );
       const own = await bundle(route.operationId, route.handler);
       built.set(route.operationId, own);
       await coldStart(own.file, eventFor(route), env);
@@ -113,6 +154,7 @@ try {
     const getFaq = routeTable.find((route) => route.operationId === 'getFaq');
     const getFaqBundle = built.get('getFaq');
     if (getFaq && getFaqBundle) {
+      progress('bench: cold starts: getFaq against its requirements alone…');
       const bare = await bundle('agent-read-bare', 'bench/probes/agent-read-bare.ts');
       const pairs = Math.max(RUNS, 31);
       await coldStart(bare.file, eventFor(getFaq), env);
@@ -137,6 +179,7 @@ try {
   }
 
   if (runs('parts')) {
+    progress('bench: parts: bundling and starting each probe…');
     const parts = await measureParts(workDir, Math.max(RUNS, 11));
     const kb = (bytes: number) => (bytes / 1024).toFixed(0);
     out(
@@ -152,6 +195,7 @@ try {
   }
 
   if (runs('agent')) {
+    progress('bench: agent operations: DynamoDB calls and request units…');
     const calls = await measureAgentCalls(harness.info);
     out(
       `\n## DynamoDB calls per agent operation\n\nCounted by an SDK middleware in the harness (lib/db/call-counter.ts); auth = the agent key lookup; request units as DynamoDB Local reports them (ReturnConsumedCapacity TOTAL; it reports 2 for any TransactWriteItems, so those count at least 2 per action, as DynamoDB charges for items up to 1 KB), auth included; ms = one warm request through the harness (the function first reached by a request that changes nothing), with ${NETWORK_DELAY_MS} ms added to each DynamoDB call.\n`,
@@ -168,6 +212,7 @@ try {
   }
 
   if (runs('edits')) {
+    progress(`bench: edits API: snapshot, apply and revert under a ${NETWORK_DELAY_MS} ms round trip…`);
     const edits = await measureEdits(harness.info, Math.max(1, Math.min(RUNS, 5)));
     const base = edits.plainUpdate.median;
     const times = (m: Measured) =>
@@ -229,6 +274,7 @@ try {
   }
 
   if (runs('oauth')) {
+    progress('bench: OAuth: an assistant connecting…');
     const oauthRows = await measureOAuthCalls(harness.info);
     out(
       '\n## OAuth: an assistant connecting\n\nDynamoDB calls as counted by the harness; auth = credential checks.\n',
@@ -239,6 +285,7 @@ try {
   }
 
   if (runs('mcp')) {
+    progress('bench: tool server…');
     const mcp = await measureMcp(harness.info, mcpToken, Math.max(5, RUNS));
     const mcpCold = cold.find((row) => row.name === 'handleMcp');
     out('\n## Assistant tool server (POST /mcp)\n');
@@ -253,6 +300,7 @@ try {
   }
 
   if (runs('media')) {
+    progress('bench: internal media…');
     const mediaFigures = await measureMedia(harness.info, Math.max(5, RUNS));
     out('\n## Internal media\n\nDynamoDB calls as counted by the harness; the internal key costs none.\n');
     out('| operation | status | DynamoDB calls |');
@@ -270,7 +318,7 @@ try {
     }
   }
 
-  if (args.includes('--write')) {
+  if (options.write) {
     writeFileSync(join(ROOT_DIR, 'bench', 'results.md'), `${lines.join('\n')}\n`);
     console.log('\nWritten to bench/results.md');
   }

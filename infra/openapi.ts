@@ -1,11 +1,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import type * as core from 'zod/v4/core';
 import type { AuthKind } from '#lib/auth/principal.ts';
 import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { AREA_GUIDES, errorExample, operationGuide } from './openapi-guide.ts';
-import { toClassic } from './openapi-zod.ts';
+import { DocumentSchemas, type JsonSchema } from './openapi-schemas.ts';
 
 const ValidationIssue = z
   .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
@@ -121,22 +122,23 @@ const GatewayError = z.object({ message: z.string() }).meta({
     "API Gateway's own answer, before the operation runs (a body over 10 MB, or a request event over Lambda's 6 MB payload limit)",
 });
 
-function errorSchema(route: RouteDefinition, status: number): z.ZodType {
+function errorSchema(route: RouteDefinition, status: number): core.$ZodType {
   // The tool server's transport refuses some requests itself, with JSON-RPC error bodies.
-  const own =
+  const own: z.ZodType[] =
     route.auth === 'mcp'
-      ? z.union([ErrorResponse, JsonRpcErrorResponse])
+      ? [ErrorResponse, JsonRpcErrorResponse]
       : route.errorFormat === 'oauth'
-        ? OAuthErrorResponse
+        ? [OAuthErrorResponse]
         : route.errorFormat === 'http-validation' && status === 422
-          ? HTTPValidationError
-          : ErrorResponse;
+          ? [HTTPValidationError]
+          : [ErrorResponse];
   // Over the operation's own limit the function answers in its format; over API Gateway's, the gateway.
-  return status === 413 ? z.union([own, GatewayError]) : own;
+  const bodies = status === 413 ? [...own, GatewayError] : own;
+  return bodies.length === 1 ? (bodies[0] as z.ZodType) : z.union(bodies);
 }
 
-function responseSchema(route: RouteDefinition): z.ZodType {
-  const response = toClassic(route.response);
+function responseSchema(route: RouteDefinition): core.$ZodType {
+  const response = route.response;
   if (route.envelope === 'bare') return response ?? z.null();
   return z.object({
     request_id: z.string(),
@@ -171,6 +173,7 @@ function securityOf(route: RouteDefinition): Record<string, string[]>[] {
 /** The OpenAPI 3.1 document of every route in the route table. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeTable, serverUrl = '/') {
   const registry = new OpenAPIRegistry();
+  const schemas = new DocumentSchemas();
   for (const { name, scheme } of Object.values(SECURITY_SCHEMES)) {
     registry.registerComponent('securitySchemes', name, scheme);
   }
@@ -184,24 +187,29 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
     }
     // Idempotency-Key: a retry while the first request is still running is a 409.
     if (route.idempotent) errorStatuses.add(409);
-    // Run-time schemas are zod/mini; the generator reads their classic twins.
-    const { params, query, body } = route.request;
-    const own = route.request.headers && (toClassic(route.request.headers) as z.ZodObject);
-    const headers = route.idempotent
-      ? (own ?? z.object({})).extend((toClassic(IdempotencyKeyHeaders) as z.ZodObject).shape)
-      : own;
+    const { params, query, headers, body } = route.request;
+    const parameterObjects = [
+      [params, 'path'],
+      [query, 'query'],
+      [headers, 'header'],
+      [route.idempotent ? IdempotencyKeyHeaders : undefined, 'header'],
+    ] as const;
+    const parameters = schemas.parameters(parameterObjects.filter(([schema]) => schema) as never);
     const responses: Record<
       string,
-      { description: string; content?: Record<string, { schema: z.ZodType; example?: unknown }> }
+      { description: string; content?: Record<string, { schema: JsonSchema; example?: unknown }> }
     > = {};
     responses[String(route.successStatus)] =
       route.successStatus === 204
         ? { description: 'No content' }
         : route.response
-          ? { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } }
+          ? {
+              description: 'Success',
+              content: { 'application/json': { schema: schemas.schema(responseSchema(route), 'output') } },
+            }
           : { description: 'Success, no body' };
     if (route.binaryContentTypes && route.response) {
-      const schema = toClassic(route.response);
+      const schema = schemas.schema(route.response, 'output');
       responses[String(route.successStatus)] = {
         description: 'The bytes, with the stored content type, content-length and ETag (the sha256)',
         content: Object.fromEntries(route.binaryContentTypes.map((type) => [type, { schema }])),
@@ -213,7 +221,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       responses['302'] = { description: 'To the console consent page, or an error redirect to the client' };
       responses['400'] = {
         description: 'The client or redirect URI cannot be trusted: an HTML page, no redirect',
-        content: { 'text/html': { schema: z.string() } },
+        content: { 'text/html': { schema: { type: 'string' } } },
       };
       errorStatuses.delete(400);
     }
@@ -230,7 +238,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
         content: {
           'application/json': {
-            schema: errorSchema(route, status),
+            schema: schemas.schema(errorSchema(route, status), 'output'),
             ...(example === undefined ? {} : { example }),
           },
         },
@@ -244,17 +252,15 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       description: operationGuide(route),
       tags: [route.area],
       security: securityOf(route),
+      ...(parameterObjects.some(([schema]) => schema) ? { parameters } : {}),
       request: {
-        ...(params ? { params: toClassic(params) as z.ZodObject } : {}),
-        ...(query ? { query: toClassic(query) as z.ZodObject } : {}),
-        ...(headers ? { headers } : {}),
         ...(body
           ? {
               body: {
                 required: true,
                 content: {
                   [BODY_CONTENT_TYPES[route.bodyFormat ?? 'json']]: {
-                    schema: toClassic(body),
+                    schema: schemas.schema(body, 'input'),
                     ...(route.example === undefined ? {} : { example: route.example }),
                   },
                 },
@@ -265,6 +271,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       responses,
     });
   }
+  for (const [id, schema] of Object.entries(schemas.finish()))
+    registry.registerComponent('schemas', id, schema);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

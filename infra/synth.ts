@@ -1,22 +1,50 @@
 /**
  * `npm run synth`: `cdk synth --quiet`, summed up in a few lines. CDK prints one bundling report per
- * function (about ninety); they are kept and shown only when the synth fails. Extra arguments go to
- * cdk (e.g. `npm run synth -- --output out`).
+ * function (about ninety); they are kept and shown only when the synth fails, and while it runs
+ * stderr names each function as it is bundled. `--help` lists the options.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseCommandLine, progress } from './command-line.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
-const args = process.argv.slice(2);
-const outputIndex = args.indexOf('--output');
-const outDir = resolve(ROOT_DIR, outputIndex >= 0 ? (args[outputIndex + 1] ?? 'cdk.out') : 'cdk.out');
+const COMMAND = {
+  name: 'npm run synth',
+  usage: `
+Usage: npm run synth -- [--output DIR] [-c stage=NAME] [STACK…]
+
+Builds the CloudFormation templates of every stack (or the STACKs named) offline, bundling each
+function with the local esbuild (no Docker, no AWS access), and prints a short summary; stderr
+names each function as it is bundled. CDK's own output is shown only when the synth fails.
+
+  --output DIR        where the cloud assembly goes (default cdk.out)
+  -c, --context K=V   a CDK context value, e.g. -c stage=prod for that stage's settings (repeatable)
+  -h, --help          this text
+`,
+};
+const { values, positionals } = parseCommandLine(COMMAND, {
+  options: {
+    output: { type: 'string', default: 'cdk.out' },
+    context: { type: 'string', short: 'c', multiple: true, default: [] },
+  },
+  allowPositionals: true,
+});
+const outDir = resolve(ROOT_DIR, values.output);
+const cdkArgs = [
+  '--output',
+  outDir,
+  ...values.context.flatMap((setting) => ['--context', setting]),
+  ...positionals,
+];
 const cdk = join(dirname(createRequire(import.meta.url).resolve('aws-cdk/package.json')), 'bin/cdk');
 const startedAt = Date.now();
 
-const child = spawn(process.execPath, [cdk, 'synth', '--quiet', ...args], {
+progress('synth: building the CDK app…');
+const child = spawn(process.execPath, [cdk, 'synth', '--quiet', ...cdkArgs], {
   cwd: ROOT_DIR,
   stdio: ['ignore', 'pipe', 'pipe'],
 });
@@ -24,10 +52,16 @@ let output = '';
 child.stdout.on('data', (chunk) => {
   output += chunk;
 });
-child.stderr.on('data', (chunk) => {
-  output += chunk;
+// CDK writes `Bundling asset <construct path>...` to stderr as it starts each function's bundle.
+let bundled = 0;
+createInterface({ input: child.stderr }).on('line', (line) => {
+  output += `${line}\n`;
+  // The construct path without NodejsFunction's inner parts: `<stack>/<operation>`.
+  const asset = /^Bundling asset (\S+?)(?:\/Fn)?(?:\/Function)?(?:\/Code\/Stage)?\.\.\./.exec(line)?.[1];
+  if (asset) progress(`synth: bundling ${++bundled}: ${asset}`);
 });
-const [code] = (await once(child, 'exit')) as [number | null];
+// 'close', not 'exit': every line of its output has been read by then.
+const [code] = (await once(child, 'close')) as [number | null];
 
 if (code !== 0) {
   process.stderr.write(output);

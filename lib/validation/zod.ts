@@ -78,7 +78,7 @@ export const uuid = (params?: Parameters<typeof zodUuid>[0]) => zodUuid(params).
 /**
  * `schema` with OpenAPI metadata (`id` makes it a named component): what classic's `.meta()` did,
  * a copy that inherits the metadata of `schema` (not its id) and adds its own to zod's global
- * registry, which the OpenAPI generator reads (infra/openapi-zod.ts).
+ * registry, which the OpenAPI document reads (infra/openapi-schemas.ts).
  */
 export function meta<T extends ZodMiniType>(schema: T, metadata: GlobalMeta): T {
   const copy = schema.clone() as T;

@@ -76,6 +76,22 @@ const bundledClients = (modules: string[]) =>
     ...new Set(modules.flatMap((path) => path.match(/node_modules\/@aws-sdk\/(client-[^/]+)\//)?.[1] ?? [])),
   ].sort();
 
+/**
+ * Packages bundled from more than one directory: two versions of one package in one function
+ * (npm nests a second copy under the dependant that asked for another version), each one loaded
+ * at every cold start. Each with the directories it came from.
+ */
+function packagesBundledTwice(modules: string[]): string[] {
+  const directories = new Map<string, Set<string>>();
+  for (const path of modules) {
+    const [, directory, name] = path.match(/^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//) ?? [];
+    if (directory && name) directories.set(name, (directories.get(name) ?? new Set()).add(directory));
+  }
+  return [...directories]
+    .filter(([, found]) => found.size > 1)
+    .map(([name, found]) => `${name}: ${[...found].join(', ')}`);
+}
+
 // A bundle with the SDK inside can build fine and still fail at import (an ESM bundle without
 // esbuild's createRequire banner: `Dynamic require of "node:https" is not supported`), so every
 // bundle, built as CDK builds it, is imported and invoked once in a fresh process, with only the
@@ -85,7 +101,7 @@ describe('deployable bundles', () => {
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
   it.each(routeTable.map((route) => [route.operationId, route] as const))(
-    '%s imports and answers in a fresh process, and bundles no AWS client its grants do not allow',
+    '%s imports and answers in a fresh process, bundles no AWS client its grants do not allow, and one copy of each package',
     async (_id, route) => {
       const harness = inject('harness');
       const outDir = join(workDir, route.operationId);
@@ -93,6 +109,7 @@ describe('deployable bundles', () => {
       const { file, modules } = await buildBundle(route.handler, outDir);
       const granted = grantedClients(route);
       expect(bundledClients(modules).filter((client) => !granted.includes(client))).toEqual([]);
+      expect(packagesBundledTwice(modules)).toEqual([]);
 
       const given = givenVariables(route);
       const withheld = scopedVariables.filter((name) => !given.includes(name));

@@ -243,10 +243,14 @@ describe('npm run synth', () => {
   it('writes the CloudFormation templates offline, bundling every function with the local esbuild, and sums up in a few lines', async () => {
     const out = mkdtempSync(join(tmpdir(), 'bps-cdk-out-'));
     try {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'infra/synth.ts', '--output', out], {
-        cwd: ROOT_DIR,
-        timeout: 240_000,
-      });
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'infra/synth.ts', '--output', out],
+        {
+          cwd: ROOT_DIR,
+          timeout: 240_000,
+        },
+      );
       expect(stdout).toMatch(/^Synthesized \d+ stacks and \d+ assets into /);
       expect(stdout.trim().split('\n').length).toBeLessThanOrEqual(3);
       const templates = readdirSync(out).filter((file) => file.endsWith('.template.json'));
@@ -258,6 +262,12 @@ describe('npm run synth', () => {
         file.endsWith('.ts'),
       );
       expect(bundles.length).toBe(routeTable.length + triggers.length);
+      // While it runs, stderr names each function as it is bundled: one line per bundle.
+      const bundling = stderr.split('\n').filter((line) => line.startsWith('synth: bundling '));
+      expect(bundling).toHaveLength(bundles.length);
+      expect(bundling).toContainEqual(
+        expect.stringMatching(/^synth: bundling \d+: BusinessPlatform-dev-Routes-blog\/getBlogAutoSchedule$/),
+      );
       // CommonJS (infra/bundling.ts): Lambda `require`s it, and node:http is required, not imported.
       const sample = readFileSync(join(out, bundles[0] ?? '', 'index.js'), 'utf8');
       expect(sample.startsWith('"use strict";')).toBe(true);
