@@ -43,6 +43,7 @@ import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
+import { entities } from '#lib/records/entities.ts';
 import { applyGuardedChange, type GuardedChange, planGuardedChange } from '#lib/records/guarded-change.ts';
 import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 
@@ -127,8 +128,9 @@ export async function writeChangeset(user: EditsPrincipal, changesetId: string, 
 /**
  * One item's record write as a unit of a batched commit, decided from the record as read in step
  * 2. Done alone instead (reading the record afresh, retrying on a concurrent write) when its
- * transaction refused it, or when it cannot be batched: a location also needs the primary
- * pointer, and a refused delete of a referenced record names its referrers, which takes a Query.
+ * transaction refused it, or when it cannot be batched: a record of an entity with a primary rule
+ * is planned with its pointer, read with it, and a refused delete of a referenced record names its
+ * referrers, which takes a Query.
  */
 function guardedUnit(
   header: Header,
@@ -143,7 +145,7 @@ function guardedUnit(
     else await settle(header.id, item, operation.conflict, outcome.details, operation.itemFrom);
   };
   const afresh = () => alone(undefined);
-  const plan = item.entity === 'location' ? undefined : planGuardedChange(write.change, current);
+  const plan = entities[item.entity].primary ? undefined : planGuardedChange(write.change, current);
   if (plan?.kind === 'conflict') {
     return settleUnit(header.id, item, operation.conflict, plan.details, {
       from: operation.itemFrom,
