@@ -98,9 +98,7 @@ export async function writeChangeset(user: EditsPrincipal, changesetId: string, 
   if (!claimable) throw new ConflictError(`The changeset is ${header.status}; ${operation.refusal}`);
   if (claim.status === 'rejected') throw claim.reason;
 
-  const current = new Map(
-    access.value.alsoFound.map((record) => [`${record.entity}#${record.id}`, record as StoredItem]),
-  );
+  const current = new Map(access.value.records.map((record) => [`${record.entity}#${record.id}`, record]));
   await commitUnits(
     planned.map(({ item, write }) =>
       'change' in write
