@@ -15,12 +15,17 @@ export interface BusinessAccess {
   businessId: string;
   role: MemberRole | undefined;
   isPlatformAdmin: boolean;
-  /** The items of `alsoRead` that exist, when the check was asked to read some. */
-  alsoFound?: Record<string, unknown>[];
+}
+
+/** What the items read for the access decision say. */
+export interface ReadAccess extends BusinessAccess {
+  businessExists: boolean;
+  /** The caller is a user whose user record was not among the items: remember them. */
+  unseenUser: UserPrincipal | undefined;
 }
 
 /**
- * Everything an authorisation decision about one business needs, in one BatchGetItem: the
+ * The items an authorisation decision about one business reads, in one BatchGetItem: the
  * caller's membership, whether the caller is a platform admin, whether the business exists, and
  * the caller's user record (created on first sight, so every user who ever called has one).
  *
@@ -28,54 +33,78 @@ export interface BusinessAccess {
  * e-mail, so a platform admin's reach is never delegated, and the user record already exists
  * (the user signed in to the console to approve the assistant).
  */
-export async function loadBusinessAccess(
+export function accessKeys(caller: EditsPrincipal, businessId: string): ItemKey[] {
+  const wanted: ItemKey[] = [keys.business(businessId), keys.member(businessId, caller.userId)];
+  if (caller.kind === 'user') {
+    wanted.push(keys.user(caller.userId));
+    const adminKey = platformAdminKey(caller);
+    if (adminKey) wanted.push(adminKey);
+  }
+  return wanted;
+}
+
+/** What the items read for accessKeys (and any others beside them) say. No I/O. */
+export function readAccess(
   caller: EditsPrincipal,
   businessId: string,
-  alsoRead: ItemKey[] = [],
-): Promise<BusinessAccess & { businessExists: boolean }> {
-  const user = caller.kind === 'user' ? caller : undefined;
-  const wanted: ItemKey[] = [keys.business(businessId), keys.member(businessId, caller.userId)];
-  if (user) wanted.push(keys.user(user.userId));
-  const adminKey = user?.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
-  if (adminKey) wanted.push(adminKey);
-
-  // Items a caller needs right after the check (the records an apply changes) share its call, read
-  // consistently as that caller needs them.
-  const items = await batchGetAll([...wanted, ...alsoRead], { consistent: alsoRead.length > 0 });
+  items: Record<string, unknown>[],
+): ReadAccess {
   const find = (key: ItemKey) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
-  const member = find(keys.member(businessId, caller.userId));
-  const admin = adminKey ? find(adminKey) : undefined;
-  if (user && !find(keys.user(user.userId))) await rememberUser(user);
-
-  const accessKeys = new Set(wanted.map((key) => `${key.pk}\u0000${key.sk}`));
-  const alsoFound =
-    alsoRead.length > 0 ? items.filter((item) => !accessKeys.has(`${item.pk}\u0000${item.sk}`)) : undefined;
+  const user = caller.kind === 'user' ? caller : undefined;
+  const adminKey = user ? platformAdminKey(user) : undefined;
   return {
     businessId,
     businessExists: find(keys.business(businessId)) !== undefined,
-    role: member?.role as MemberRole | undefined,
-    isPlatformAdmin: admin?.kind === 'admin',
-    ...(alsoFound ? { alsoFound } : {}),
+    role: find(keys.member(businessId, caller.userId))?.role as MemberRole | undefined,
+    isPlatformAdmin: (adminKey ? find(adminKey) : undefined)?.kind === 'admin',
+    unseenUser: user && !find(keys.user(user.userId)) ? user : undefined,
   };
+}
+
+/** Any member may read the business. */
+export const isMember = (role: MemberRole | undefined) => role !== undefined;
+/** Only holders (owner, editor) may change it. */
+export const holdsBusiness = (role: MemberRole | undefined) => role !== undefined && HOLDING_ROLES.has(role);
+
+/**
+ * The access decision: a role `allowed` lets the caller in, and so does being a platform admin
+ * (404 if the business does not exist); anyone else is refused (403). No I/O.
+ */
+export function decideAccess(
+  access: ReadAccess,
+  allowed: (role: MemberRole | undefined) => boolean,
+): BusinessAccess {
+  const { businessId, role, isPlatformAdmin } = access;
+  if (allowed(role)) return { businessId, role, isPlatformAdmin };
+  if (isPlatformAdmin) {
+    if (!access.businessExists) throw new NotFoundError(`Business ${businessId} not found`);
+    return { businessId, role, isPlatformAdmin };
+  }
+  throw new ForbiddenError(
+    role ? `Your role '${role}' cannot change this business` : 'You are not a member of this business',
+  );
+}
+
+/** Read the caller's access to one business (accessKeys), remembering a user seen for the first time. */
+export async function loadBusinessAccess(caller: EditsPrincipal, businessId: string): Promise<ReadAccess> {
+  const access = readAccess(caller, businessId, await batchGetAll(accessKeys(caller, businessId)));
+  if (access.unseenUser) await rememberUser(access.unseenUser);
+  return access;
 }
 
 /** Any member (or a platform admin) may read the business. */
 export async function assertMemberOf(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
-  return authorise(user, businessId, (role) => role !== undefined);
+  return decideAccess(await loadBusinessAccess(user, businessId), isMember);
 }
 
 /** Only holders (owner, editor) or a platform admin may change the business. */
-export async function assertHoldsBusiness(
-  user: EditsPrincipal,
-  businessId: string,
-  alsoRead: ItemKey[] = [],
-): Promise<BusinessAccess> {
-  return authorise(user, businessId, (role) => role !== undefined && HOLDING_ROLES.has(role), alsoRead);
+export async function assertHoldsBusiness(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
+  return decideAccess(await loadBusinessAccess(user, businessId), holdsBusiness);
 }
 
 /** Only active platform admins (recognised by their verified e-mail) pass. */
 export async function assertPlatformAdmin(user: UserPrincipal): Promise<void> {
-  const adminKey = user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
+  const adminKey = platformAdminKey(user);
   const items = await batchGetAll(adminKey ? [keys.user(user.userId), adminKey] : [keys.user(user.userId)]);
   if (!items.some((item) => item.sk === keys.user(user.userId).sk)) await rememberUser(user);
   const admin = adminKey
@@ -84,26 +113,11 @@ export async function assertPlatformAdmin(user: UserPrincipal): Promise<void> {
   if (admin?.kind !== 'admin') throw new ForbiddenError('Only platform admins may do this');
 }
 
-async function authorise(
-  user: EditsPrincipal,
-  businessId: string,
-  allowed: (role: MemberRole | undefined) => boolean,
-  alsoRead: ItemKey[] = [],
-): Promise<BusinessAccess> {
-  const { businessExists, ...access } = await loadBusinessAccess(user, businessId, alsoRead);
-  if (allowed(access.role)) return access;
-  if (access.isPlatformAdmin) {
-    if (!businessExists) throw new NotFoundError(`Business ${businessId} not found`);
-    return access;
-  }
-  throw new ForbiddenError(
-    access.role
-      ? `Your role '${access.role}' cannot change this business`
-      : 'You are not a member of this business',
-  );
-}
+const platformAdminKey = (user: UserPrincipal) =>
+  user.email && user.emailVerified ? keys.platformAdmin(user.email) : undefined;
 
-async function rememberUser(user: UserPrincipal): Promise<void> {
+/** The caller's user record, created on first sight. */
+export async function rememberUser(user: UserPrincipal): Promise<void> {
   try {
     await dynamo.send(
       new PutCommand({

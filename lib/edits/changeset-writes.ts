@@ -43,6 +43,7 @@ import { useSessionOfBusiness } from '#lib/edits/sessions.ts';
 import { ConflictError } from '#lib/http/errors.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
+import { entities } from '#lib/records/entities.ts';
 import { applyGuardedChange, type GuardedChange, planGuardedChange } from '#lib/records/guarded-change.ts';
 import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 
@@ -97,9 +98,7 @@ export async function writeChangeset(user: EditsPrincipal, changesetId: string, 
   if (!claimable) throw new ConflictError(`The changeset is ${header.status}; ${operation.refusal}`);
   if (claim.status === 'rejected') throw claim.reason;
 
-  const current = new Map(
-    access.value.alsoFound.map((record) => [`${record.entity}#${record.id}`, record as StoredItem]),
-  );
+  const current = new Map(access.value.records.map((record) => [`${record.entity}#${record.id}`, record]));
   await commitUnits(
     planned.map(({ item, write }) =>
       'change' in write
@@ -127,8 +126,9 @@ export async function writeChangeset(user: EditsPrincipal, changesetId: string, 
 /**
  * One item's record write as a unit of a batched commit, decided from the record as read in step
  * 2. Done alone instead (reading the record afresh, retrying on a concurrent write) when its
- * transaction refused it, or when it cannot be batched: a location also needs the primary
- * pointer, and a refused delete of a referenced record names its referrers, which takes a Query.
+ * transaction refused it, or when it cannot be batched: a record of an entity with a primary rule
+ * is planned with its pointer, read with it, and a refused delete of a referenced record names its
+ * referrers, which takes a Query.
  */
 function guardedUnit(
   header: Header,
@@ -143,7 +143,7 @@ function guardedUnit(
     else await settle(header.id, item, operation.conflict, outcome.details, operation.itemFrom);
   };
   const afresh = () => alone(undefined);
-  const plan = item.entity === 'location' ? undefined : planGuardedChange(write.change, current);
+  const plan = entities[item.entity].primary ? undefined : planGuardedChange(write.change, current);
   if (plan?.kind === 'conflict') {
     return settleUnit(header.id, item, operation.conflict, plan.details, {
       from: operation.itemFrom,

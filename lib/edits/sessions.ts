@@ -5,6 +5,7 @@ import { assertHoldsBusiness, loadBusinessAccess } from '#lib/auth/business-acce
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
+import { readHolderAccessAndRecords } from '#lib/edits/holder-access-and-records.ts';
 import type { EditSessionView } from '#lib/edits/schemas.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import {
@@ -12,6 +13,7 @@ import {
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotent-create.ts';
+import type { StoredItem } from '#lib/records/record-types.ts';
 
 /** A session closes 60 minutes after its last use, or 24 hours after it was opened. */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -130,17 +132,18 @@ export async function useSessionAlongside<T>(
 
 /**
  * useSession for a caller that knows the session's business already (a changeset names both): the
- * touch and the access check go out together, the check also reading `alsoRead` (one round trip).
+ * touch and the access check go out together, the check reading `recordKeys` with it (one round
+ * trip). `records` holds those of them that exist.
  */
 export async function useSessionOfBusiness(
   user: EditsPrincipal,
   sessionId: string,
   businessId: string,
-  alsoRead: ItemKey[] = [],
-): Promise<{ session: EditSessionView; alsoFound: Record<string, unknown>[] }> {
+  recordKeys: ItemKey[] = [],
+): Promise<{ session: EditSessionView; records: StoredItem[] }> {
   const [touched, access] = await Promise.allSettled([
     touchSession(user, sessionId),
-    assertHoldsBusiness(user, businessId, alsoRead),
+    readHolderAccessAndRecords(user, businessId, recordKeys),
   ]);
   if (touched.status === 'rejected') throw touched.reason;
   const session = inUse(touched.value, access);
@@ -148,7 +151,7 @@ export async function useSessionOfBusiness(
   if (session.business_id !== businessId) throw new NotFoundError(`No edit session ${sessionId}`);
   return {
     session,
-    alsoFound: access.status === 'fulfilled' ? (access.value.alsoFound ?? []) : [],
+    records: access.status === 'fulfilled' ? access.value.records : [],
   };
 }
 

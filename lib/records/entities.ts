@@ -1,3 +1,4 @@
+import { type ItemKey, keys } from '#lib/db/keys.ts';
 import {
   address,
   languages,
@@ -43,6 +44,21 @@ export interface MemberSpec {
   max: number;
 }
 
+/**
+ * At most one record of an entity per business is its primary one: a boolean field marks it, and
+ * a pointer item names it so that making another record primary clears the old one in the same
+ * transaction. A write of such a record therefore reads the pointer together with the record and
+ * is never planned from the record alone (a batched read or a preloaded record has no pointer).
+ */
+export interface PrimaryRule {
+  /** The boolean field that marks the primary record. */
+  field: string;
+  /** The pointer item of a business. */
+  pointer(businessId: string): ItemKey;
+  /** The pointer item's attribute that holds the primary record's id. */
+  pointerAttribute: string;
+}
+
 export interface EntityDefinition {
   name: EntityName;
   /** Path segment of the agent API collection; undefined for the profile (edits API only). */
@@ -55,6 +71,8 @@ export interface EntityDefinition {
   members?: MemberSpec;
   /** A small valid create body: OpenAPI example, sample events, demo data, tests. */
   example: Record<string, unknown>;
+  /** At most one primary record per business, when set. */
+  primary?: PrimaryRule;
   /** Rules across fields, checked on every complete record (after a merge patch too). */
   rules?: { path: string[]; message: string; holds(fields: Record<string, unknown>): boolean }[];
   /** The snapshot label: question, title, name, or first + last name. */
@@ -161,6 +179,7 @@ export const entities: Record<EntityName, EntityDefinition> = {
       opening_hours: { schema: openingHours },
       is_primary: { schema: t.boolean, default: false },
     },
+    primary: { field: 'is_primary', pointer: keys.primaryLocation, pointerAttribute: 'location_id' },
     label: byName,
   },
   package: {

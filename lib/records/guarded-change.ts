@@ -3,7 +3,7 @@
  * state still allows it, atomically with the Change History entry and the caller's guards.
  */
 import { commitPlanWithRetry } from '#lib/records/commit.ts';
-import type { EntityName } from '#lib/records/entities.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
 import type { PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
 import { readForWrite } from '#lib/records/record-reads.ts';
 import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
@@ -42,7 +42,7 @@ export type GuardedPlan =
 
 /**
  * The transaction of a guarded change, decided from the record's current state (undefined: it
- * does not exist) and, for a location, the primary pointer read with it. No I/O.
+ * does not exist) and, for an entity with a primary rule, the pointer read with it. No I/O.
  */
 export function planGuardedChange(
   change: GuardedChange,
@@ -87,7 +87,8 @@ export async function applyGuardedChange(
   },
 ): Promise<GuardedOutcome> {
   let conflict: Record<string, unknown> | undefined;
-  let preloaded = change.entity === 'location' ? undefined : change.preloaded;
+  // A preloaded record lacks the primary pointer, which an entity with a primary rule plans from.
+  let preloaded = entities[change.entity].primary ? undefined : change.preloaded;
   const planned = await commitPlanWithRetry(async () => {
     conflict = undefined;
     const { current, pointer } =
@@ -95,7 +96,7 @@ export async function applyGuardedChange(
         ? await readForWrite(change.entity, change.businessId, change.recordId, { allowMissing: true })
         : { current: (preloaded ?? undefined) as StoredItem | undefined, pointer: undefined };
     preloaded = undefined;
-    // Locations are read together with the primary pointer, so a restored primary is handled too.
+    // Read together with the primary pointer where there is one, so a restored primary is handled too.
     const plan = planGuardedChange(change, current, pointer);
     if (plan.kind === 'write') return plan.planned;
     conflict =

@@ -1,7 +1,8 @@
 /**
  * Reading records, always consistently: the public reads (one, a member list, a batch) and the
- * read a write plans from (the record, and for a location the primary pointer with it). A page of
- * records is in record-list.ts: it signs cursors, and only functions that page read their keys.
+ * read a write plans from (the record, and for an entity with a primary rule its pointer with it).
+ * A page of records is in record-list.ts: it signs cursors, and only functions that page read
+ * their keys.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
@@ -9,6 +10,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
+import { pointedAt } from '#lib/records/primary-pointer.ts';
 import type { RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
 
@@ -64,7 +66,7 @@ async function readExisting(entity: EntityName, businessId: string, recordId: st
   return Item as StoredItem;
 }
 
-/** The record, and for locations the primary pointer too, in one call. */
+/** The record, and for an entity with a primary rule its pointer too, in one call. */
 export async function readForWrite(
   entity: EntityName,
   businessId: string,
@@ -82,7 +84,8 @@ export async function readForWrite(
   recordId: string,
   options: { allowMissing?: boolean } = {},
 ): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }> {
-  if (options.allowMissing && entity !== 'location') {
+  const { primary } = entities[entity];
+  if (options.allowMissing && !primary) {
     const { Item } = await dynamo.send(
       new GetCommand({
         TableName: tableName,
@@ -92,14 +95,13 @@ export async function readForWrite(
     );
     return { current: Item as StoredItem | undefined, pointer: undefined };
   }
-  if (entity !== 'location')
-    return { current: await readExisting(entity, businessId, recordId), pointer: undefined };
+  if (!primary) return { current: await readExisting(entity, businessId, recordId), pointer: undefined };
   const recordKey = keys.record(businessId, entity, recordId);
-  const pointerKey = keys.primaryLocation(businessId);
+  const pointerKey = primary.pointer(businessId);
   const items = await batchGetAll([recordKey, pointerKey], { consistent: true });
   const current = items.find((item) => item.sk === recordKey.sk) as StoredItem | undefined;
   if (!current && !options.allowMissing)
     throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
   const pointer = items.find((item) => item.sk === pointerKey.sk);
-  return { current, pointer: (pointer?.location_id as string | undefined) ?? null };
+  return { current, pointer: pointedAt(primary, pointer) };
 }

@@ -17,7 +17,7 @@ import {
   writableFieldsOf,
 } from '#lib/records/complete-fields.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { readPrimaryPointer } from '#lib/records/primary-location.ts';
+import { readPrimaryPointer } from '#lib/records/primary-pointer.ts';
 import { readForWrite } from '#lib/records/record-reads.ts';
 import {
   type RecordFields,
@@ -52,10 +52,9 @@ export async function createRecord(
         const { current } = await readForWrite(entity, businessId, recordId, { allowMissing: true });
         if (current) throw new AlreadyCreated(current);
       }
+      const { primary } = entities[entity];
       const pointer =
-        entity === 'location' && fields.is_primary === true
-          ? await readPrimaryPointer(businessId)
-          : undefined;
+        primary && fields[primary.field] === true ? await readPrimaryPointer(primary, businessId) : undefined;
       return planWrite({
         entity,
         businessId,

@@ -4,11 +4,11 @@
  */
 import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import type { EntityName } from '#lib/records/entities.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
 import { historyEntry } from '#lib/records/history.ts';
 import { planPhotoUsages } from '#lib/records/photo-usages.ts';
 import type { ActionRole, AddAction, PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
-import { planPrimary } from '#lib/records/primary-location.ts';
+import { planPrimary } from '#lib/records/primary-pointer.ts';
 import {
   MAX_RECORDS_PER_ENTITY,
   type RecordFields,
@@ -189,8 +189,9 @@ function planRecord(
 
 /**
  * The items a write puts in its transaction besides the record's own: reference counts, photo
- * usages, the primary location, Change History entries and the caller's guards. Any further item that must be written
- * atomically with the record is planned here. Returns the id of the write's Change History entry.
+ * usages, the primary pointer, Change History entries and the caller's guards. Any further item
+ * that must be written atomically with the record is planned here. Returns the id of the write's
+ * Change History entry.
  */
 function planAccompanyingItems(
   {
@@ -218,8 +219,21 @@ function planAccompanyingItems(
     ...historyExtras,
   };
   const histories = [mainHistory];
-  if (entity === 'location')
-    planPrimary(businessId, recordId, current, next, pointer, options.actor, now, add, histories);
+  const { primary } = entities[entity];
+  if (primary)
+    planPrimary(
+      entity,
+      primary,
+      businessId,
+      recordId,
+      current,
+      next,
+      pointer,
+      options.actor,
+      now,
+      add,
+      histories,
+    );
   for (const entry of histories) add({ kind: 'history' }, { Put: { TableName: tableName, Item: entry } });
   for (const guard of guards) add({ kind: 'guard', message: guard.message }, guard.item);
   return String(mainHistory.id);
