@@ -17,8 +17,8 @@ export type BodyMiddleware = MiddlewareObj<Event, Result, Error, any>;
 /**
  * How a route's request body is read. JSON is every route's default (jsonBody); the form and
  * multipart parsers live in their own modules and are handed to httpHandler by the few handlers
- * whose route takes them, so that no other function bundles or loads them (issue 14: busboy and
- * the urlencode parser cost every cold start ~5 ms for three routes).
+ * whose route takes them, so that no other function bundles or loads them: busboy and the
+ * urlencode parser would otherwise lengthen every function's cold start for three routes' sake.
  */
 export interface BodyParser {
   format: BodyFormat;

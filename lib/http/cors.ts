@@ -2,7 +2,7 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 
 /**
  * Browser access, read by CDK (the HTTP APIs' CORS configuration) and by the local harness (which
- * answers preflights the way API Gateway does), so both behave alike (DESIGN §9, §11).
+ * answers preflights the way API Gateway does), so both behave alike.
  *
  * An HTTP API with a CORS configuration answers every preflight itself and drops the CORS headers
  * its integrations return, so one API cannot serve both the console's origin list and the

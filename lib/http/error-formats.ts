@@ -14,7 +14,7 @@ function oauthCodeFor(error: HttpError): string {
   return 'invalid_request';
 }
 
-/** Status and body of a failed request in the route's error format (DESIGN §4, §9). */
+/** Status and body of a failed request in the route's error format. */
 export function errorPayload(
   format: ErrorFormat,
   requestId: string,

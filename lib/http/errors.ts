@@ -1,6 +1,6 @@
 /**
  * The one error hierarchy of the service. Domain code throws these; the pipeline turns them into
- * `ErrorResponse` bodies (DESIGN §4). Anything that is not an HttpError becomes a plain 500 whose
+ * `ErrorResponse` bodies. Anything that is not an HttpError becomes a plain 500 whose
  * message never leaves the logs.
  */
 export type ErrorCode =

@@ -94,7 +94,7 @@ const baseHeaders = (requestId: string): Record<string, string> => ({
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
 
-/** Headers every response of an any-origin route carries (DESIGN §9: no credentials, so `*`). */
+/** Headers every response of an any-origin route carries (no credentials are involved, so `*`). */
 const ANY_ORIGIN_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'www-authenticate',

@@ -34,12 +34,12 @@ export interface RouteDefinition {
   summary: string;
   description?: string;
   auth: AuthKind;
-  /** 'success' wraps data in SuccessResponse (DESIGN §4); 'bare' returns the resource itself. */
+  /** 'success' wraps data in SuccessResponse (docs/interface.md, "Envelopes"); 'bare' returns the resource itself. */
   envelope: 'success' | 'bare';
   /**
    * How failures are written: 'envelope' = ErrorResponse (default); 'oauth' = RFC 6749 §5.2
    * `{error, error_description}` (the authorization server's endpoints); 'http-validation' =
-   * ErrorResponse except 422, which is `HTTPValidationError` `{detail: [...]}` (consent, spec §4.1).
+   * ErrorResponse except 422, which is `HTTPValidationError` `{detail: [...]}` (the consent operations).
    */
   errorFormat?: 'envelope' | 'oauth' | 'http-validation';
   /**
@@ -50,7 +50,7 @@ export interface RouteDefinition {
   /**
    * 'any-origin': browser clients on any origin may call it (no credentials): responses carry
    * `access-control-allow-origin: *`, and an OPTIONS preflight on the same path reaches the same
-   * function, which answers it before anything else runs (DESIGN §9).
+   * function, which answers it before anything else runs.
    */
   cors?: 'any-origin';
   /**
@@ -58,7 +58,7 @@ export interface RouteDefinition {
    * server answers POST only: no server-sent event streams, no sessions to delete).
    */
   rejectsMethods?: ('GET' | 'DELETE')[];
-  /** The OAuth scope an assistant's access token needs for this operation (edits API, DESIGN §9). */
+  /** The OAuth scope an assistant's access token needs for this operation (edits API). */
   oauthScope?: 'edits:read' | 'edits:write';
   /**
    * The operation creates something and takes an `Idempotency-Key` header: a retry with the same

@@ -3,7 +3,7 @@ import * as z from '#lib/validation/zod.ts';
 
 export type RequestPart = 'path' | 'query' | 'header' | 'body';
 
-/** zod issues in the `{loc, msg, type}` shape of DESIGN §4; each unknown key is its own issue. */
+/** zod issues in the `{loc, msg, type}` shape of HTTPValidationError; each unknown key is its own issue. */
 export function toValidationIssues(part: RequestPart, error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue): ValidationIssue[] => {
     const loc = [
