@@ -1,7 +1,12 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#lib/http/errors.ts';
+import {
+  BadRequestError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '#lib/http/errors.ts';
 import { normalisedContentType } from '#lib/http/media-type.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 
@@ -49,6 +54,13 @@ export function assertBodySize(event: Event, maxBytes: number): void {
   }
 }
 
+/** What a middy body parser says of a body it refused: its status, the parse error, the data. */
+export interface ParserFailure {
+  statusCode?: number;
+  message?: string;
+  data?: unknown;
+}
+
 /**
  * Runs a middy body parser and turns its own failure (a body it cannot read) into `failed()`;
  * anything else it throws passes through.
@@ -57,14 +69,17 @@ export async function runParser(
   parser: { before?: ((request: never) => unknown) | undefined },
   request: Request<Event, Result>,
   packageName: string,
-  failed: (cause: { message?: string }) => Error,
+  failed: (cause: ParserFailure) => Error,
 ): Promise<void> {
   try {
     await parser.before?.(request as never);
   } catch (error) {
-    const cause = (error as { cause?: { package?: string; message?: string } }).cause;
+    const { cause, statusCode } = error as {
+      statusCode?: number;
+      cause?: { package?: string; message?: string; data?: unknown };
+    };
     if (cause?.package !== packageName) throw error;
-    throw failed(cause);
+    throw failed({ statusCode, message: cause.message, data: cause.data });
   }
 }
 
@@ -84,12 +99,23 @@ export const jsonBody: BodyParser = {
           return;
         }
         assertBodySize(request.event, maxBytes);
-        await runParser(parser, request, '@middy/http-json-body-parser', (cause) =>
-          cause.message !== undefined
-            ? new BadRequestError(`Malformed JSON body: ${cause.message}`)
-            : new UnsupportedMediaTypeError('Send the body as application/json'),
-        );
+        await runParser(parser, request, '@middy/http-json-body-parser', jsonFailure);
       },
     };
   },
 };
+
+/**
+ * A JSON body the parser refused: not JSON at all (400), not sent as JSON (415), or JSON with a
+ * key the parser refuses to build an object from (`__proto__`, or a `constructor` holding a
+ * `prototype`: prototype pollution). No schema has such a field, so the last is what any unknown
+ * field is: a 422 naming it.
+ */
+function jsonFailure(failure: ParserFailure): Error {
+  if (failure.statusCode === 415) return new UnsupportedMediaTypeError('Send the body as application/json');
+  if (failure.message !== undefined) return new BadRequestError(`Malformed JSON body: ${failure.message}`);
+  const key = String(failure.data);
+  return new ValidationError(`Request validation failed: body: the field name '${key}' is not allowed`, [
+    { loc: ['body', key], msg: 'Field name not allowed', type: 'forbidden_key' },
+  ]);
+}

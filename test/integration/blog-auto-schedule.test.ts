@@ -231,6 +231,24 @@ describe('blog auto-schedule', () => {
       expect(response.body.error.code).toBe('BAD_REQUEST');
     });
 
+    it('answers a field name JSON allows but no object may have (__proto__) with 422 naming it', async () => {
+      for (const raw of [
+        '{"frequency_type": "daily", "__proto__": {"is_admin": true}}',
+        '{"frequency_type": "daily", "constructor": {"prototype": {}}}',
+      ]) {
+        const response = await api('PUT', path, {
+          token: tenant.tokens.owner,
+          raw,
+          headers: { 'content-type': 'application/json' },
+        });
+
+        expect(response.status).toBe(422);
+        expect(response.body.error.code).toBe('VALIDATION_ERROR');
+        expect(response.body.error.details[0].loc[0]).toBe('body');
+      }
+      expect((await api('GET', path, { token: tenant.tokens.owner })).status).toBe(404);
+    });
+
     it('answers a non-JSON content type with 415', async () => {
       const response = await api('PUT', path, {
         token: tenant.tokens.owner,
