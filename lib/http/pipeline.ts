@@ -4,7 +4,7 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticator } from '#lib/auth/principal.ts';
-import { markAuthenticated } from '#lib/db/call-counter.ts';
+import { authenticatedChannel } from '#lib/http/authenticated-channel.ts';
 import { type BodyParser, bodyMiddleware, jsonBody } from '#lib/http/body-parsers.ts';
 import { answerBeforeDeadline } from '#lib/http/deadline.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
@@ -217,7 +217,7 @@ function authentication<P>(
         oauthScope: route.oauthScope,
         sourceIp: request.event.requestContext?.http?.sourceIp ?? 'unknown',
       });
-      markAuthenticated();
+      if (authenticatedChannel.hasSubscribers) authenticatedChannel.publish({ route: route.operationId });
     },
   };
 }
