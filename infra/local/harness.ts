@@ -37,7 +37,7 @@ export {
   DYNAMO_ROUND_TRIPS_HEADER,
   DYNAMO_UNITS_HEADER,
 } from './gateway.ts';
-/** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
+/** Present in the state folder while a stack is running; see infra/local/cli/running-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
 export interface HarnessOptions {
