@@ -1,4 +1,4 @@
-import { editsAuth } from '#lib/auth/assistant-token.ts';
+import { editsAuth } from '#lib/auth/edits-auth.ts';
 import { stageChangeset } from '#lib/edits/stage.ts';
 import { withIdempotencyKey } from '#lib/http/idempotency.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
