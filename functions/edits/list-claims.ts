@@ -1,5 +1,5 @@
 import { editsAuth } from '#lib/auth/edits-auth.ts';
-import { listClaims } from '#lib/edits/business-overview.ts';
+import { listClaims } from '#lib/edits/claims.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 
