@@ -4,7 +4,7 @@ import {
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { attachUsageCounter, countDynamoUsage } from '#lib/db/call-counter.ts';
+import { attachUsageCounter, countDynamoUsage } from '../infra/local/dynamodb-usage.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 import { parseUnits } from './prices.ts';
 import { median, type Spread, spread } from './stats.ts';

@@ -2,7 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import type * as core from 'zod/v4/core';
 import type { AuthKind } from '#lib/auth/principal.ts';
-import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
+import { IdempotencyKeyHeaders } from '#lib/http/idempotency/key-header.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { AREA_GUIDES, errorExample, operationGuide } from './openapi-guide.ts';

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import * as z from '#lib/validation/zod.ts';
-import { fail, speakOneLine } from './local/cli/local-stack.ts';
+import { fail, speakOneLine } from './local/cli/cli-failure.ts';
 import { resultLine, runSmokeChecks } from './smoke-checks.ts';
 
 speakOneLine();

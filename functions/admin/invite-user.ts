@@ -1,7 +1,7 @@
 import { inviteAdmin } from '#lib/admins/invite-admin.ts';
 import { assertPlatformAdmin } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
-import { withIdempotencyKey } from '#lib/http/idempotency.ts';
+import { withIdempotencyKey } from '#lib/http/idempotency/response-store.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { adminRoutes } from '#lib/routes/admin.ts';
 

@@ -1,4 +1,4 @@
-import { editsAuth } from '#lib/auth/assistant-token.ts';
+import { editsAuth } from '#lib/auth/edits-auth.ts';
 import { applyChangeset } from '#lib/edits/apply.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';

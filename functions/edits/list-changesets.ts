@@ -1,5 +1,5 @@
-import { editsAuth } from '#lib/auth/assistant-token.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
+import { editsAuth } from '#lib/auth/edits-auth.ts';
 import { listChangesets } from '#lib/edits/changeset-list.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';

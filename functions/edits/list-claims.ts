@@ -1,5 +1,5 @@
-import { editsAuth } from '#lib/auth/assistant-token.ts';
-import { listClaims } from '#lib/edits/business-overview.ts';
+import { editsAuth } from '#lib/auth/edits-auth.ts';
+import { listClaims } from '#lib/edits/claims.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 

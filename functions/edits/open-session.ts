@@ -1,6 +1,6 @@
-import { editsAuth } from '#lib/auth/assistant-token.ts';
+import { editsAuth } from '#lib/auth/edits-auth.ts';
 import { openSession } from '#lib/edits/sessions.ts';
-import { withIdempotencyKey } from '#lib/http/idempotency.ts';
+import { withIdempotencyKey } from '#lib/http/idempotency/response-store.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
 

@@ -21,9 +21,9 @@ import {
   startS3,
   startSes,
 } from './emulators.ts';
+import { type Gateway, handle, notReady, send } from './gateway.ts';
 import { gatewayError, stopFunctions } from './lambda-runner.ts';
 import type { SeedRecord } from './seed.ts';
-import { handle, notReady, type Site, send } from './site.ts';
 import { acquireStackLock, describeRunningStack } from './stack-lock.ts';
 
 export const LOCAL_TABLE_NAME = 'business-platform-local';
@@ -36,8 +36,8 @@ export {
   DYNAMO_CAPACITY_HEADER,
   DYNAMO_ROUND_TRIPS_HEADER,
   DYNAMO_UNITS_HEADER,
-} from './site.ts';
-/** Present in the state folder while a stack is running; see infra/local/cli/local-stack.ts. */
+} from './gateway.ts';
+/** Present in the state folder while a stack is running; see infra/local/cli/running-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
 export interface HarnessOptions {
@@ -99,14 +99,14 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   if (!('release' in lock)) throw new HarnessStartError(describeRunningStack(options.stateDir, lock));
   const server = createServer();
   // Until the stack is ready, every request gets a 503 at once (never a request left hanging).
-  let site: Site | undefined;
+  let gateway: Gateway | undefined;
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (!site) {
+    if (!gateway) {
       request.resume();
       send(response, notReady());
       return;
     }
-    const ready = site;
+    const ready = gateway;
     const startedAt = Date.now();
     handle(request, ready)
       .then((result) => send(response, result))
@@ -244,7 +244,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       withParameterExamples(buildOpenApiDocument(routeTable, baseUrl), demoParameterExamples(seed)),
     );
     const jwks = JSON.stringify(issuer.jwks);
-    site = {
+    gateway = {
       rootDir: options.rootDir,
       docsOpenApi,
       jwks,

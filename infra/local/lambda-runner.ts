@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
-import { type DynamoUsage, emptyUsage } from '#lib/db/call-counter.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { type DynamoUsage, emptyUsage } from './dynamodb-usage.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
 
 export interface HttpResponse {

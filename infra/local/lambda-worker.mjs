@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register();
-const { countDynamoUsage } = await import('../../lib/db/call-counter.ts');
+const { attachUsageCounter, countDynamoUsage } = await import('./dynamodb-usage.ts');
 
 // The init phase, as Lambda runs it before the first invocation (outside the function's timeout).
 let handler;
@@ -14,6 +14,10 @@ try {
   if (typeof module.handler !== 'function')
     throw new Error(`${workerData.handlerFile} does not export a handler`);
   handler = module.handler;
+  // The function's own DynamoDB client (one module instance per worker) gets the harness's
+  // counter here; the deployed function carries no such middleware.
+  const { dynamoClient } = await import('../../lib/db/client.ts');
+  attachUsageCounter(dynamoClient);
   parentPort?.postMessage({ ready: true });
 } catch (error) {
   parentPort?.postMessage({

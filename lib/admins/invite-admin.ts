@@ -3,7 +3,7 @@ import { claimInviteMail, releaseInviteMail } from '#lib/admins/invite-mail-clai
 import { storeInvite } from '#lib/admins/platform-admin-store.ts';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import { ServiceUnavailableError } from '#lib/http/errors.ts';
-import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
+import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import { logger } from '#lib/observability/logger.ts';
 
 /**

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INVITE_KEY_ATTRIBUTE, INVITE_MAIL_ATTRIBUTE } from '#lib/admins/platform-admin-store.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, normaliseEmail } from '#lib/db/keys.ts';
-import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
+import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 
 /**
  * At most one invite e-mail per Idempotency-Key: the claim on an invite stored under a key

@@ -16,7 +16,7 @@ import {
   assertSameRequest,
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
-} from '#lib/http/idempotent-create.ts';
+} from '#lib/http/idempotency/keyed-create.ts';
 
 /**
  * Platform admins and pending invites. Each is one item keyed by e-mail (so an e-mail

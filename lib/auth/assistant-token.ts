@@ -1,12 +1,6 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
-import { consoleAuth, verifyConsoleToken } from '#lib/auth/console-token.ts';
-import {
-  type AssistantPrincipal,
-  type Authenticator,
-  bearerToken,
-  type UserPrincipal,
-} from '#lib/auth/principal.ts';
+import { type AssistantPrincipal, type Authenticator, bearerToken } from '#lib/auth/principal.ts';
 import { PublishedKeySet } from '#lib/auth/published-key-set.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
@@ -160,46 +154,6 @@ export function assertScopes(
     'www-authenticate': `${challenge.replace(/, scope="[^"]*"/, '')}, error="insufficient_scope", scope="${named}"`,
   });
 }
-
-/** Whether a bearer token claims to come from our authorization server (checked properly later). */
-function claimsOurIssuer(token: string): boolean {
-  try {
-    return decodeJwt(token).iss === issuer();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The edits API's credential: a console JWT, or an assistant's access token for the edits
- * resource with the operation's scope. Every 401 points at the resource's metadata (RFC 9728).
- */
-export const editsAuth: Authenticator<UserPrincipal | AssistantPrincipal> = {
-  kind: 'edits',
-  prepare() {
-    consoleAuth.prepare();
-    issuer();
-  },
-  async authenticate(headers, request) {
-    const resource = resources().edits;
-    const challenge = resourceChallenge(resource);
-    const token = bearerToken(headers);
-    if (!token) throw new UnauthorizedError('Send a bearer token in the authorization header', challenge);
-    if (claimsOurIssuer(token)) {
-      const principal = await verifyAssistantToken(token, resource, challenge);
-      assertScope(principal, request?.oauthScope, challenge);
-      return principal;
-    }
-    try {
-      return await verifyConsoleToken(token);
-    } catch (error) {
-      if (error instanceof UnauthorizedError) {
-        throw new UnauthorizedError(error.message, `${challenge}, error="invalid_token"`);
-      }
-      throw error;
-    }
-  },
-};
 
 /**
  * The tool server's credential: an assistant's access token for `<issuer>/mcp`

@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 import { sdkClientOptions } from '#lib/config/timeouts.ts';
-import { attachUsageCounter } from '#lib/db/call-counter.ts';
 
 export const tableName = requiredEnv('TABLE_NAME');
 
@@ -27,7 +26,6 @@ export const dynamoClient = new DynamoDBClient({
       }
     : {}),
 });
-attachUsageCounter(dynamoClient);
 
 export const dynamo = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },

@@ -19,7 +19,7 @@ export const PLATFORM_ADMINS = 'PLATFORM_ADMINS';
 export const RECORD_PREFIX = 'RECORD#';
 export const COUNT_PREFIX = 'COUNT#';
 export const HISTORY_PREFIX = 'HISTORY#';
-/** Idempotency-Key records (lib/http/idempotency.ts): pk `IDEMPOTENCY#<hash>`, sk `IDEMPOTENCY`. */
+/** Idempotency-Key records (lib/http/idempotency/response-store.ts): pk `IDEMPOTENCY#<hash>`, sk `IDEMPOTENCY`. */
 export const IDEMPOTENCY = 'IDEMPOTENCY';
 /** Sorts after every zero-padded position: records without a position come last. */
 const POSITION_LAST = '~';

@@ -1,7 +1,8 @@
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
-import { buildSnapshot, businessSummary } from '#lib/edits/business-overview.ts';
+import { businessSummary } from '#lib/edits/business-summary.ts';
 import { useSessionAlongside } from '#lib/edits/sessions.ts';
+import { buildSnapshot } from '#lib/edits/snapshot.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { getRecord } from '#lib/records/record-reads.ts';
 

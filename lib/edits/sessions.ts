@@ -12,7 +12,7 @@ import {
   assertSameRequest,
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
-} from '#lib/http/idempotent-create.ts';
+} from '#lib/http/idempotency/keyed-create.ts';
 import type { StoredItem } from '#lib/records/record-types.ts';
 
 /** A session closes 60 minutes after its last use, or 24 hours after it was opened. */

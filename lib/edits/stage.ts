@@ -13,7 +13,7 @@ import {
   assertSameRequest,
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
-} from '#lib/http/idempotent-create.ts';
+} from '#lib/http/idempotency/keyed-create.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
 import { mergeIntoRecord } from '#lib/records/complete-fields.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';

@@ -4,14 +4,14 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticator } from '#lib/auth/principal.ts';
-import { markAuthenticated } from '#lib/db/call-counter.ts';
+import { authenticatedChannel } from '#lib/http/authenticated-channel.ts';
 import { type BodyParser, bodyMiddleware, jsonBody } from '#lib/http/body-parsers.ts';
 import { answerBeforeDeadline } from '#lib/http/deadline.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { successBody } from '#lib/http/envelope.ts';
 import { errorPayload } from '#lib/http/error-formats.ts';
 import { HttpError, ServiceUnavailableError } from '#lib/http/errors.ts';
-import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
+import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -53,7 +53,7 @@ interface PipelineContext<P> extends Context {
 }
 
 /**
- * Makes a route's responder honour `Idempotency-Key` (lib/http/idempotency.ts). Passed by the
+ * Makes a route's responder honour `Idempotency-Key` (lib/http/idempotency/response-store.ts). Passed by the
  * handlers of `idempotent` routes only, so that other functions do not bundle it.
  */
 export type IdempotencyWrapper = <
@@ -178,7 +178,7 @@ export function httpHandler<R extends RouteDefinition, P>(
         : output?.data;
     return { statusCode: route.successStatus, headers: responseHeaders, body: JSON.stringify(payload) };
   };
-  // Last before the operation: the caller is known and the body parsed (lib/http/idempotency.ts).
+  // Last before the operation: the caller is known and the body parsed (lib/http/idempotency/response-store.ts).
   chain.handler(idempotency ? idempotency(route, respond) : respond);
 
   // The normalizers widen middy's event type; what arrives is still a payload 2.0 event.
@@ -217,7 +217,7 @@ function authentication<P>(
         oauthScope: route.oauthScope,
         sourceIp: request.event.requestContext?.http?.sourceIp ?? 'unknown',
       });
-      markAuthenticated();
+      if (authenticatedChannel.hasSubscribers) authenticatedChannel.publish({ route: route.operationId });
     },
   };
 }

@@ -62,7 +62,7 @@ export interface RouteDefinition {
   oauthScope?: 'edits:read' | 'edits:write';
   /**
    * The operation creates something and takes an `Idempotency-Key` header: a retry with the same
-   * key and body gets the first answer instead of a second creation (lib/http/idempotency.ts).
+   * key and body gets the first answer instead of a second creation (lib/http/idempotency/response-store.ts).
    */
   idempotent?: true;
   successStatus: 200 | 201 | 204;

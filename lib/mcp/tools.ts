@@ -1,7 +1,7 @@
 import type { AssistantPrincipal } from '#lib/auth/principal.ts';
 import { applyChangeset } from '#lib/edits/apply.ts';
-import { listClaims } from '#lib/edits/business-overview.ts';
 import { readChangeLog } from '#lib/edits/change-log.ts';
+import { listClaims } from '#lib/edits/claims.ts';
 import { readRecord, readSnapshot } from '#lib/edits/reads.ts';
 import { revertChangeset } from '#lib/edits/revert.ts';
 import { discardChangeset, readChangeset, tickItem } from '#lib/edits/review.ts';

@@ -1,6 +1,6 @@
 import { assertAgentMayAccess } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
-import type { IdempotentCreate } from '#lib/http/idempotent-create.ts';
+import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import { getRecord, listMembers } from '#lib/records/record-reads.ts';

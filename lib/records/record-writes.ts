@@ -8,7 +8,7 @@ import {
   assertSameRequest,
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
-} from '#lib/http/idempotent-create.ts';
+} from '#lib/http/idempotency/keyed-create.ts';
 import { commitWithRetry } from '#lib/records/commit.ts';
 import {
   completeFields,

@@ -3,11 +3,11 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
-import { countDynamoUsage } from '#lib/db/call-counter.ts';
 import { dynamo, dynamoClient, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { applyChangeset } from '#lib/edits/apply.ts';
 import { revertChangeset } from '#lib/edits/revert.ts';
+import { attachUsageCounter, countDynamoUsage } from '../../infra/local/dynamodb-usage.ts';
 import { agentApi, collectionPath, historyOf } from '../support/agents.ts';
 import { api } from '../support/api.ts';
 import { arrangeTenant, type Tenant } from '../support/tenants.ts';
@@ -19,6 +19,9 @@ import { arrangeTenant, type Tenant } from '../support/tenants.ts';
  */
 const edits = (path: string) => `/api/v1/edits${path}`;
 const ITEMS = 100;
+
+// This process's DynamoDB client counts its calls as the harness's function workers do.
+attachUsageCounter(dynamoClient);
 
 describe('edits API: apply and revert of 100 items', () => {
   let tenant: Tenant;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Authenticator } from '#lib/auth/principal.ts';
 import { DEADLINE_MARGIN_MS } from '#lib/http/deadline.ts';
 import { UnauthorizedError } from '#lib/http/errors.ts';
-import { keyReusedError } from '#lib/http/idempotent-create.ts';
+import { keyReusedError } from '#lib/http/idempotency/keyed-create.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { securityEvent } from '#lib/oauth/security-events.ts';

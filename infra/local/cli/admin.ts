@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { normaliseEmail } from '#lib/db/keys.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
-import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
+import { useLocalStack } from './running-stack.ts';
 
 speakOneLine();
 const { values, positionals } = parseArgs({

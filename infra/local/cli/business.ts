@@ -19,7 +19,8 @@ import { normaliseEmail } from '#lib/db/keys.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
 import { LOCAL_ISSUER, localSubject } from '../dev-issuer.ts';
-import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
+import { useLocalStack } from './running-stack.ts';
 
 speakOneLine();
 const { values, positionals } = parseArgs({

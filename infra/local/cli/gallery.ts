@@ -10,7 +10,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { imageSize } from 'image-size';
-import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
+import { useLocalStack } from './running-stack.ts';
 
 const TYPES: Record<string, string> = {
   jpg: 'image/jpeg',

@@ -9,8 +9,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { invokeRoute, stopFunctions } from '../lambda-runner.ts';
 import { ROOT_DIR } from '../paths.ts';
 import { sampleEvent } from '../sample-event.ts';
-import { fail, localCredentials, speakOneLine, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
 import { operationNamed } from './operation.ts';
+import { localCredentials, useLocalStack } from './running-stack.ts';
 
 speakOneLine();
 const { values, positionals } = parseArgs({ options: { event: { type: 'string' } }, allowPositionals: true });

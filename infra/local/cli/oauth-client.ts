@@ -11,7 +11,8 @@
  * Talks to the running local stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
  */
 import { parseArgs } from 'node:util';
-import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
+import { useLocalStack } from './running-stack.ts';
 
 speakOneLine();
 const { values, positionals } = parseArgs({

@@ -9,7 +9,8 @@
  * OAUTH_SIGNING_KEY_SECRET_ID (and AWS credentials) are set.
  */
 import { parseArgs } from 'node:util';
-import { fail, speakOneLine, useLocalStack } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
+import { useLocalStack } from './running-stack.ts';
 
 speakOneLine();
 const { positionals } = parseArgs({ options: {}, allowPositionals: true });

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildOpenApiDocument } from '../../openapi.ts';
-import { speakOneLine } from './local-stack.ts';
+import { speakOneLine } from './cli-failure.ts';
 
 speakOneLine();
 const { values } = parseArgs({ options: { server: { type: 'string', default: '/' } } });

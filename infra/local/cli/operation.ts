@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { findRoute, routeTable } from '#lib/routes/route-table.ts';
-import { closestMatch, fail } from './local-stack.ts';
+import { fail } from './cli-failure.ts';
+import { closestMatch } from './closest-match.ts';
 
 /** The route an `npm run event` / `invoke` argument names, or one line saying what was meant. */
 export function operationNamed(operationId: string | undefined, command: string): RouteDefinition {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadDevIssuer } from '../dev-issuer.ts';
 import { STATE_DIR } from '../paths.ts';
-import { fail, speakOneLine } from './local-stack.ts';
+import { fail, speakOneLine } from './cli-failure.ts';
 
 speakOneLine();
 const { values } = parseArgs({

@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { subscribe } from 'node:diagnostics_channel';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AUTHENTICATED_CHANNEL } from '#lib/http/authenticated-channel.ts';
+
+/*
+ * Local-only instrument: the harness's function workers, the bench and tests that count calls
+ * attach this SDK middleware to their own DynamoDB client; the deployed functions never load it.
+ */
 
 /** DynamoDB usage of one unit of work (a request, in the harness and the bench). */
 export interface DynamoUsage {
@@ -56,14 +63,14 @@ export function emptyUsage(): DynamoUsage {
   };
 }
 
-/** Called by the pipeline once the caller is authenticated: what came before was authentication. */
-export function markAuthenticated(): void {
+// The pipeline announces each authenticated request: the calls made before it were authentication.
+subscribe(AUTHENTICATED_CHANNEL, () => {
   const usage = current.getStore();
   if (usage) {
     usage.authCalls = usage.calls;
     usage.authRoundTrips = usage.roundTrips;
   }
-}
+});
 
 interface CapacityReport {
   CapacityUnits?: number;
@@ -73,8 +80,15 @@ interface CapacityReport {
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 
-/** SDK middleware: one count per command sent (retries of the same command are not recounted). */
+const counted = new WeakSet<DynamoDBClient>();
+
+/**
+ * Add the counting SDK middleware to `client` (once; attaching again changes nothing): one count
+ * per command sent, retries of the same command not recounted.
+ */
 export function attachUsageCounter(client: DynamoDBClient): void {
+  if (counted.has(client)) return;
+  counted.add(client);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const usage = current.getStore();

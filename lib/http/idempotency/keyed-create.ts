@@ -5,9 +5,9 @@ import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 
 /**
- * The create that carries its Idempotency-Key (lib/http/idempotency.ts): with a key, the new
- * thing's id is derived from the scoped key, its write is conditional on that item not existing,
- * and the item keeps a hash of the request in a hidden attribute. A re-run of a create whose first
+ * The create that carries its Idempotency-Key (response-store.ts): with a key, the new thing's id
+ * is derived from the scoped key, its write is conditional on that item not existing, and the item
+ * keeps a hash of the request in a hidden attribute. A re-run of a create whose first
  * answer was lost (DynamoDB applied the write, the function saw a timeout and answered 503) then
  * finds the item it already wrote: same request → it answers with the stored item as the first
  * run would have; another request → 422. Without a key a create behaves as it always did.

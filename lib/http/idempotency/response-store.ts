@@ -13,8 +13,12 @@ import { IDEMPOTENCY } from '#lib/db/keys.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
 import { HttpError } from '#lib/http/errors.ts';
-import { IdempotencyKeyHeaders } from '#lib/http/idempotency-key.ts';
-import { idempotentCreateOf, keyReusedError, logIdempotencyConflict } from '#lib/http/idempotent-create.ts';
+import { IdempotencyKeyHeaders } from '#lib/http/idempotency/key-header.ts';
+import {
+  idempotentCreateOf,
+  keyReusedError,
+  logIdempotencyConflict,
+} from '#lib/http/idempotency/keyed-create.ts';
 import type { IdempotencyWrapper } from '#lib/http/pipeline.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -100,7 +104,7 @@ export const withIdempotencyKey: IdempotencyWrapper = (route, respond) => {
       path: event.pathParameters ?? {},
       key,
     };
-    // The create itself carries the key too (lib/http/idempotent-create.ts), for the write that
+    // The create itself carries the key too (lib/http/idempotency/keyed-create.ts), for the write that
     // DynamoDB applied while this function saw its call fail: Powertools' record is gone then.
     context.idempotentCreate = idempotentCreateOf(scope, event.body ?? null);
     let produced: Result | undefined;

@@ -4,7 +4,7 @@ import {
   canonicalJson,
   idempotentCreateOf,
   REQUEST_HASH_ATTRIBUTE,
-} from '#lib/http/idempotent-create.ts';
+} from '#lib/http/idempotency/keyed-create.ts';
 
 // The create that carries its Idempotency-Key: the derived id and the request hash, without a
 // database (test/integration/idempotency-lost-answer.test.ts runs it against DynamoDB Local).

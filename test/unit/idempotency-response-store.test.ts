@@ -13,7 +13,7 @@ import { buildOpenApiDocument } from '../../infra/openapi.ts';
 describe('Idempotency-Key', () => {
   it("puts Powertools' records in the table's key scheme: one partition per key", async () => {
     process.env.TABLE_NAME ??= 'unit-test-table';
-    const { idempotencyStore } = await import('#lib/http/idempotency.ts');
+    const { idempotencyStore } = await import('#lib/http/idempotency/response-store.ts');
     // getKey is protected: the key Powertools builds for a record, read as it will write it.
     const store = idempotencyStore() as unknown as {
       getKey(key: string): Parameters<typeof unmarshall>[0];
@@ -30,7 +30,7 @@ describe('Idempotency-Key', () => {
       /withIdempotencyKey/,
     );
     process.env.TABLE_NAME ??= 'unit-test-table';
-    const { withIdempotencyKey } = await import('#lib/http/idempotency.ts');
+    const { withIdempotencyKey } = await import('#lib/http/idempotency/response-store.ts');
     expect(() =>
       httpHandler(editsRoutes.getEditSession, stubAuth, async () => undefined, {
         idempotency: withIdempotencyKey,

@@ -18,11 +18,11 @@ import {
 import { gatewayError, type HttpResponse, invokeRoute } from './lambda-runner.ts';
 
 /**
- * The local stack's front door: what API Gateway does in AWS (route matching, the body limits, the
- * console API's CORS answers, its own error bodies) and the pages the harness serves beside the
- * functions (the docs page, the console pages, the dev issuer's keys and sign-in). `/openapi.json` is a route
- * like any other (lib/routes/docs.ts). startHarness (harness.ts)
- * builds a Site and hands every request to handle().
+ * The local stand-in for API Gateway, the stack's front door: what API Gateway does in AWS (route
+ * matching, the body limits, the console API's CORS answers, its own error bodies) and the pages
+ * the harness serves beside the functions (the docs page, the console pages, the dev issuer's keys
+ * and sign-in). `/openapi.json` is a route like any other (lib/routes/docs.ts). startHarness
+ * (harness.ts) builds a Gateway and hands every request to handle().
  */
 
 export { ISSUER_PATH };
@@ -33,7 +33,7 @@ export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
 export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
 export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
 
-export interface Site {
+export interface Gateway {
   rootDir: string;
   /** The docs page's document: the service's own, with the demo ids as parameter examples. */
   docsOpenApi: string;
@@ -60,7 +60,7 @@ const json = (body: string): HttpResponse => ({
   body: Buffer.from(body),
 });
 
-export async function handle(request: IncomingMessage, site: Site): Promise<HttpResponse> {
+export async function handle(request: IncomingMessage, gateway: Gateway): Promise<HttpResponse> {
   const body = await readBody(request);
   if (body === 'too-large') {
     // The body was read to its end (or the socket given up on), so say that this connection ends
@@ -73,7 +73,7 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   const path = url.split('?')[0] ?? '/';
   const method = request.method ?? 'GET';
   if (isDevSignInPath(path)) {
-    return site.devSignIn.handle({
+    return gateway.devSignIn.handle({
       method,
       path,
       query: new URLSearchParams(url.slice(path.length)),
@@ -84,24 +84,24 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   if (isReviewHostPath(path)) {
     return handleReviewHostRequest(
       { method, path, query: new URLSearchParams(url.slice(path.length)) },
-      site.reviewHost,
+      gateway.reviewHost,
     );
   }
   if (isConsolePath(path)) {
     return handleConsoleRequest(
       { method, path, contentType: request.headers['content-type'], body },
-      site.devConsole,
+      gateway.devConsole,
     );
   }
 
   if (method === 'GET') {
-    if (path === DOCS_OPENAPI_PATH) return json(site.docsOpenApi);
-    if (path === `${ISSUER_PATH}/.well-known/jwks.json`) return json(site.jwks);
+    if (path === DOCS_OPENAPI_PATH) return json(gateway.docsOpenApi);
+    if (path === `${ISSUER_PATH}/.well-known/jwks.json`) return json(gateway.jwks);
     if (path === `${ISSUER_PATH}/.well-known/openid-configuration`) {
       return json(
         JSON.stringify({
           issuer: LOCAL_ISSUER,
-          jwks_uri: `${site.baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
+          jwks_uri: `${gateway.baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
         }),
       );
     }
@@ -126,7 +126,7 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   if (method === 'OPTIONS' && !match) {
     return {
       statusCode: 204,
-      headers: consolePreflightHeaders(origin, site.consoleOrigins),
+      headers: consolePreflightHeaders(origin, gateway.consoleOrigins),
       body: Buffer.alloc(0),
     };
   }
@@ -146,10 +146,10 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
   const { response: result, usage } = await invokeRoute(
-    site.rootDir,
+    gateway.rootDir,
     match.route,
     event,
-    site.functionTimeoutSeconds,
+    gateway.functionTimeoutSeconds,
   );
   result.headers[DYNAMO_CALLS_HEADER] = String(usage.calls - usage.authCalls);
   result.headers[DYNAMO_AUTH_CALLS_HEADER] = String(usage.authCalls);
@@ -157,7 +157,7 @@ export async function handle(request: IncomingMessage, site: Site): Promise<Http
   result.headers[DYNAMO_UNITS_HEADER] = `read=${usage.readUnits}, write=${usage.writeUnits}`;
   result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
   if (apiSurfaces(match.route).includes('console')) {
-    Object.assign(result.headers, consoleResponseHeaders(origin, site.consoleOrigins));
+    Object.assign(result.headers, consoleResponseHeaders(origin, gateway.consoleOrigins));
   }
   return result;
 }

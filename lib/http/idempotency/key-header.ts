@@ -2,7 +2,7 @@ import * as z from '#lib/validation/zod.ts';
 
 /**
  * The `Idempotency-Key` request header of the routes with `idempotent: true`. Its own module, so
- * the OpenAPI generator documents it without loading the idempotency store (lib/http/idempotency.ts).
+ * the OpenAPI generator documents it without loading the store of answers (response-store.ts).
  */
 export const IdempotencyKeyHeaders = z.object({
   'idempotency-key': z.meta(

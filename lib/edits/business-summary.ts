@@ -1,0 +1,29 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { BusinessAccess } from '#lib/auth/business-access.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { COUNT_PREFIX, keys } from '#lib/db/keys.ts';
+import { agentEntities } from '#lib/records/entities.ts';
+
+/** Name, the caller's role and how many records of each kind the business has. */
+export async function businessSummary(access: BusinessAccess) {
+  const { businessId } = access;
+  const [business, counts] = await Promise.all([
+    dynamo.send(new GetCommand({ TableName: tableName, Key: keys.business(businessId) })),
+    dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :count)',
+        ExpressionAttributeValues: { ':pk': keys.business(businessId).pk, ':count': COUNT_PREFIX },
+      }),
+    ),
+  ]);
+  const recordCounts: Record<string, number> = Object.fromEntries(agentEntities.map((d) => [d.name, 0]));
+  for (const item of counts.Items ?? [])
+    recordCounts[String(item.sk).slice(COUNT_PREFIX.length)] = Number(item.count ?? 0);
+  return {
+    id: businessId,
+    name: String(business.Item?.name ?? ''),
+    role: access.role ?? null,
+    record_counts: recordCounts,
+  };
+}
