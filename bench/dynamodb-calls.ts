@@ -34,7 +34,7 @@ export async function measureAgentCalls(harness: HarnessInfo): Promise<CallRow[]
       method: route.method,
       headers: {
         authorization: `Bearer ${harness.credentials.agent_key}`,
-        'x-local-dynamodb-delay-ms': String(NETWORK_DELAY_MS),
+        'x-local-network-delay-ms': String(NETWORK_DELAY_MS),
         ...(json === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: json === undefined ? undefined : JSON.stringify(json),

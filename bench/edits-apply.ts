@@ -45,7 +45,7 @@ export async function measureEdits(harness: HarnessInfo, runs: number) {
       headers: {
         authorization: `Bearer ${token}`,
         ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(delayed ? { 'x-local-dynamodb-delay-ms': String(NETWORK_DELAY_MS) } : {}),
+        ...(delayed ? { 'x-local-network-delay-ms': String(NETWORK_DELAY_MS) } : {}),
       },
       body: json === undefined ? undefined : JSON.stringify(json),
     });

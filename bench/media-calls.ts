@@ -1,26 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { png } from '../infra/local/demo-images.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 
 export interface MediaFigures {
   calls: { operation: string; status: number; calls: number; authCalls: number }[];
-  streaming: { megabytes: number; throughHarnessMs: number; bareGetObjectMs: number }[];
-  runs: number;
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /**
  * The internal media operations through the harness: the DynamoDB calls of each (the internal key
- * costs none), and the time to stream a 1 MB and a 4 MB photo next to a bare S3 GetObject of the
- * same object from this process, measured in the same run.
+ * costs none). The time of photo bytes is photo-delivery.ts's.
  */
-export async function measureMedia(harness: HarnessInfo, runs: number): Promise<MediaFigures> {
+export async function measureMedia(harness: HarnessInfo): Promise<MediaFigures> {
   Object.assign(process.env, harness.env);
   const { addPhoto } = await import('#lib/media/photo-writes.ts');
-  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
-  const { photoObjectKey, photosBucket, s3 } = await import('#lib/storage/photo-bucket.ts');
   const business = harness.credentials.businesses[0];
   if (!business) throw new Error('no demo business');
   const headers = { 'x-internal-api-key': harness.credentials.internal_api_key };
@@ -66,28 +57,5 @@ export async function measureMedia(harness: HarnessInfo, runs: number): Promise<
   );
   await measure('importDerivativePhoto', '/photos/import-derivative', { method: 'POST', body: form });
 
-  const streaming: MediaFigures['streaming'] = [];
-  for (const megabytes of [1, 4]) {
-    const photo = await addPhoto({
-      businessId: business.id,
-      bytes: randomBytes(megabytes * 1024 * 1024),
-      contentType: 'image/jpeg',
-      source: 'upload',
-    });
-    const harnessMs: number[] = [];
-    const bareMs: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      let started = performance.now();
-      await (await fetch(`${base}/photos/${photo.id}/bytes`, { headers })).arrayBuffer();
-      harnessMs.push(performance.now() - started);
-      started = performance.now();
-      const object = await s3.send(
-        new GetObjectCommand({ Bucket: photosBucket, Key: photoObjectKey(business.id, photo.id) }),
-      );
-      await object.Body?.transformToByteArray();
-      bareMs.push(performance.now() - started);
-    }
-    streaming.push({ megabytes, throughHarnessMs: median(harnessMs), bareGetObjectMs: median(bareMs) });
-  }
-  return { calls, streaming, runs };
+  return { calls };
 }

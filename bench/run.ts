@@ -22,6 +22,15 @@ import { type Measured, measureEdits, NETWORK_DELAY_MS, WARM_UP_ROUNDS } from '.
 import { measureMcp } from './mcp-calls.ts';
 import { measureMedia } from './media-calls.ts';
 import { assistantToken, measureOAuthCalls } from './oauth-calls.ts';
+import {
+  CLIENT_ROUND_TRIP_MS,
+  crossoverBytes,
+  fitCost,
+  type LinearCost,
+  measurePhotoDelivery,
+  PHOTO_SIZES_BYTES,
+  PHOTO_TARGET_RATIO,
+} from './photo-delivery.ts';
 import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
 import { formatSpread, spread } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
@@ -301,21 +310,48 @@ try {
 
   if (runs('media')) {
     progress('bench: internal media…');
-    const mediaFigures = await measureMedia(harness.info, Math.max(5, RUNS));
+    const mediaFigures = await measureMedia(harness.info);
     out('\n## Internal media\n\nDynamoDB calls as counted by the harness; the internal key costs none.\n');
     out('| operation | status | DynamoDB calls |');
     out('|---|---:|---:|');
     for (const row of mediaFigures.calls) out(`| ${row.operation} | ${row.status} | ${row.calls} |`);
+
+    progress(`bench: photo bytes inline and 303 at ${PHOTO_SIZES_BYTES.length} sizes…`);
+    const photos = await measurePhotoDelivery(harness.info, Math.max(7, RUNS));
+    const size = (bytes: number) =>
+      bytes >= 1024 * 1024
+        ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) ? 1 : 0)} MB`
+        : `${Math.round(bytes / 1024)} KB`;
     out(
-      `\nStreaming a photo (median of ${mediaFigures.runs}), next to a bare S3 GetObject of the same object\n`,
+      `\n### Photo bytes: inline or 303\n\nThe model: a client one round trip of ${CLIENT_ROUND_TRIP_MS} ms from the region (a client on the same continent; API Gateway and S3 are in the same region, so the same round trip to each) and ${NETWORK_DELAY_MS} ms per call inside the region (the function to DynamoDB and to S3). The bench's client waits ${CLIENT_ROUND_TRIP_MS} ms before each request it sends; the harness has each DynamoDB and S3 call of the function wait ${NETWORK_DELAY_MS} ms (x-local-network-delay-ms). Inline = one request answered 200 with the bytes (a GetItem, a GetObject, base64 out of the function); 303 = the request answered 303 (a GetItem and a presigned URL), then the client's GET of its Location from S3; bare = the client's own GetObject of the same object (one round trip). Both answers are forced at every size by the harness-only header x-local-photo-inline-limit-bytes (PHOTO_INLINE_LIMIT_BYTES of a container of its own). Median (p25–p75) of ${photos.runs} rounds, the three interleaved; × bare is the median of per-round ratios.\n`,
     );
-    out('| photo | through the harness ms | bare GetObject ms | × |');
-    out('|---:|---:|---:|---:|');
-    for (const row of mediaFigures.streaming) {
+    out(
+      '| photo | inline ms | inline × bare | 303 + GET ms | 303 × bare | bare GetObject ms | service answers | × bare, as answered |',
+    );
+    out('|---:|---:|---:|---:|---:|---:|---|---:|');
+    for (const row of photos.rows) {
+      const answered = row.serviceAnswer === 'inline' ? row.inlineRatio : row.redirectRatio;
       out(
-        `| ${row.megabytes} MB | ${row.throughHarnessMs.toFixed(1)} | ${row.bareGetObjectMs.toFixed(1)} | ${(row.throughHarnessMs / row.bareGetObjectMs).toFixed(2)} |`,
+        `| ${size(row.bytes)} | ${formatSpread(row.inline)} | ${formatSpread(row.inlineRatio, 2)} | ${formatSpread(row.redirect)} | ${formatSpread(row.redirectRatio, 2)} | ${formatSpread(row.bare)} | ${row.serviceAnswer} | ${answered.median.toFixed(2)} |`,
       );
     }
+    const inlineCost = fitCost(photos.rows, 'inline');
+    const redirectCost = fitCost(photos.rows, 'redirect');
+    const line = (cost: LinearCost) =>
+      `${cost.fixedMs.toFixed(0)} ms + ${cost.msPerMegabyte.toFixed(1)} ms/MB`;
+    const crossoverAt = (roundTripMs: number) => {
+      const bytes = crossoverBytes(inlineCost, redirectCost, roundTripMs);
+      if (bytes === undefined) return 'no size';
+      return bytes === 0 ? 'any size' : size(bytes);
+    };
+    const worst = Math.max(
+      ...photos.rows.map(
+        (row) => (row.serviceAnswer === 'inline' ? row.inlineRatio : row.redirectRatio).median,
+      ),
+    );
+    out(
+      `\nLines through the medians: inline ${line(inlineCost)}, 303 ${line(redirectCost)}. The 303 is the faster answer from ${crossoverAt(CLIENT_ROUND_TRIP_MS)} on at a ${CLIENT_ROUND_TRIP_MS} ms client round trip (moving the 303's line by the difference: ${[10, 60].map((ms) => `${crossoverAt(ms)} at ${ms} ms`).join(', ')}). Inline limit: ${size(photos.inlineLimitBytes)} (INLINE_LIMIT_BYTES, lib/media/inline-limit.ts; hard ceiling ${(photos.payloadCeilingBytes / 1e6).toFixed(1)} MB, the Lambda payload). Worst size as the service answers: ${worst.toFixed(2)}× bare, target ≤ ${PHOTO_TARGET_RATIO}× at every size: ${met(worst <= PHOTO_TARGET_RATIO)}.`,
+    );
   }
 
   if (options.write) {

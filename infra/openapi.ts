@@ -4,6 +4,7 @@ import type * as core from 'zod/v4/core';
 import type { AuthKind } from '#lib/auth/principal.ts';
 import { IdempotencyKeyHeaders } from '#lib/http/idempotency/key-header.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { INLINE_LIMIT_BYTES } from '#lib/media/inline-limit.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { AREA_GUIDES, errorExample, operationGuide } from './openapi-guide.ts';
 import { DocumentSchemas, type JsonSchema } from './openapi-schemas.ts';
@@ -214,7 +215,9 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
         description: 'The bytes, with the stored content type, content-length and ETag (the sha256)',
         content: Object.fromEntries(route.binaryContentTypes.map((type) => [type, { schema }])),
       };
-      responses['303'] = { description: 'Too large to inline: a presigned S3 URL valid 60 s, in location' };
+      responses['303'] = {
+        description: `A stored photo larger than ${INLINE_LIMIT_BYTES / (1024 * 1024)} MB: a presigned S3 URL valid 60 s in location (the photo's bytes and content type), with the ETag`,
+      };
       responses['304'] = { description: 'If-None-Match matched the ETag' };
     }
     if (route.operationId === 'authorizeOAuthClient') {

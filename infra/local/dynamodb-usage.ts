@@ -26,7 +26,10 @@ export interface DynamoUsage {
   authRoundTrips: number;
   /** Trip number of the latest call that has answered (the next call starts after it). */
   answeredTrip: number;
-  /** Added before every call in this scope: a network round trip DynamoDB Local does not have. */
+  /**
+   * Added before every DynamoDB call in this scope, and every S3 call (s3-delay.ts): the in-region
+   * network round trip the emulators do not have.
+   */
   delayMs: number;
 }
 
@@ -61,6 +64,11 @@ export function emptyUsage(): DynamoUsage {
     answeredTrip: 0,
     delayMs: 0,
   };
+}
+
+/** The in-region delay of the current unit of work (0 outside one). */
+export function networkDelayMs(): number {
+  return current.getStore()?.delayMs ?? 0;
 }
 
 // The pipeline announces each authenticated request: the calls made before it were authentication.

@@ -32,6 +32,12 @@ export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
 /** Read and write request units apart (auth included), and the operation's sequential round trips. */
 export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
 export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
+/**
+ * A request with this header runs in a container of its function whose PHOTO_INLINE_LIMIT_BYTES is
+ * the header's value: the bench measures both answers of the photo bytes routes, inline and 303, at
+ * every size this way. Local only; a deployed function's limit is not the caller's to choose.
+ */
+export const PHOTO_INLINE_LIMIT_HEADER = 'x-local-photo-inline-limit-bytes';
 
 export interface Gateway {
   rootDir: string;
@@ -145,9 +151,12 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
     return gatewayError(413, 'Request Entity Too Large');
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
+  const inlineLimit = request.headers[PHOTO_INLINE_LIMIT_HEADER];
   const { response: result, usage } = await invokeRoute(
     gateway.rootDir,
-    match.route,
+    typeof inlineLimit === 'string'
+      ? { ...match.route, environment: { PHOTO_INLINE_LIMIT_BYTES: inlineLimit } }
+      : match.route,
     event,
     gateway.functionTimeoutSeconds,
   );

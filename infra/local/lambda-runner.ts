@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
-import type { RouteDefinition } from '#lib/http/route.ts';
+import type { RouteDefinition, RoutePermissions } from '#lib/http/route.ts';
 import { type DynamoUsage, emptyUsage } from './dynamodb-usage.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
 
@@ -20,8 +20,15 @@ export interface Invocation {
   usage: DynamoUsage;
 }
 
-/** The slice of a route the runner needs: which function, which file, how long it may run. */
-export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler' | 'timeoutSeconds'>;
+/**
+ * The slice of a route the runner needs: which function, which file, how long it may run, whether
+ * it is granted the photo bucket, and settings of its environment beyond the stack's (a container
+ * of its own per distinct settings, as a function deployed with other settings would be).
+ */
+export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler' | 'timeoutSeconds'> & {
+  permissions?: Pick<RoutePermissions, 'photos'>;
+  environment?: Record<string, string>;
+};
 
 /** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
 const MAX_WARM_FUNCTIONS = Number(process.env.LOCAL_MAX_WARM_FUNCTIONS ?? 100);
@@ -66,9 +73,11 @@ class FunctionContainer {
       workerData: {
         handlerFile: definition.handler,
         handlerUrl: pathToFileURL(resolve(rootDir, definition.handler)).href,
+        photoBucket: definition.permissions?.photos !== undefined,
       },
       env: {
         ...process.env,
+        ...definition.environment,
         AWS_LAMBDA_FUNCTION_NAME: definition.operationId,
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
@@ -118,7 +127,7 @@ class FunctionContainer {
 const containers = new Map<string, FunctionContainer>();
 
 function containerFor(rootDir: string, definition: FunctionDefinition): FunctionContainer {
-  const key = `${definition.operationId} ${definition.handler}`;
+  const key = `${definition.operationId} ${definition.handler} ${JSON.stringify(definition.environment ?? {})}`;
   const warm = containers.get(key);
   if (warm) return warm;
   if (containers.size >= MAX_WARM_FUNCTIONS) {

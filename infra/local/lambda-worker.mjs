@@ -18,6 +18,12 @@ try {
   // counter here; the deployed function carries no such middleware.
   const { dynamoClient } = await import('../../lib/db/client.ts');
   attachUsageCounter(dynamoClient);
+  // A function granted the photo bucket gets the same in-region delay on its S3 calls.
+  if (workerData.photoBucket) {
+    const { attachS3NetworkDelay } = await import('./s3-delay.ts');
+    const { s3 } = await import('../../lib/storage/photo-bucket.ts');
+    attachS3NetworkDelay(s3);
+  }
   parentPort?.postMessage({ ready: true });
 } catch (error) {
   parentPort?.postMessage({
@@ -36,9 +42,9 @@ parentPort?.on('message', async ({ id, event, context }) => {
   };
   try {
     // The DynamoDB calls of this invocation, counted in this worker where the SDK client lives.
-    // A request with x-local-dynamodb-delay-ms (the bench) has each DynamoDB call wait that long
-    // first, as over a network; at most a second.
-    const delayMs = Math.min(1000, Number(event.headers?.['x-local-dynamodb-delay-ms']) || 0);
+    // A request with x-local-network-delay-ms (the bench) has each DynamoDB and S3 call wait that
+    // long first, as over the region's network; at most a second.
+    const delayMs = Math.min(1000, Number(event.headers?.['x-local-network-delay-ms']) || 0);
     const { result, usage } = await countDynamoUsage(() => handler(event, lambdaContext), { delayMs });
     parentPort?.postMessage({ id, result: result === undefined ? null : result, usage });
   } catch (error) {

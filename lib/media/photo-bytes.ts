@@ -4,18 +4,11 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GoneError, NotFoundError, ServiceUnavailableError } from '#lib/http/errors.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import type { GalleryPhoto } from '#lib/media/gallery-store.ts';
+import { inlineLimitBytes, PAYLOAD_CEILING_BYTES } from '#lib/media/inline-limit.ts';
 import type { PhotoItem } from '#lib/media/photo-store.ts';
 import { SafeFetchError, safeFetch } from '#lib/net/safe-fetch.ts';
 import { galleryObjectKey, photoObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
 
-/**
- * Photo bytes as HTTP responses (docs/architecture.md, 'Media'): the stored content type, `ETag` =
- * the sha256, `If-None-Match` → 304. A Lambda response carries at most ~4.4 MB of binary once
- * base64-encoded (6 MB payload) and HTTP APIs cannot stream, so a larger photo answers 303 to a
- * presigned S3 GET valid 60 s. External photos: expired → 410; live ones are fetched through the
- * SSRF guard.
- */
-export const MAX_INLINE_BYTES = 4_400_000;
 const PRESIGNED_SECONDS = 60;
 const EXTERNAL_TIMEOUT_MS = 5_000;
 
@@ -26,6 +19,13 @@ interface StoredObject {
   sizeBytes: number;
 }
 
+/**
+ * Photo bytes as HTTP responses (docs/architecture.md, 'Media'): the stored content type, `ETag` =
+ * the sha256, `If-None-Match` → 304 (before any redirect). A stored photo up to the inline limit
+ * comes in the answer; a larger one answers 303 to a presigned S3 GET valid 60 s. External photos:
+ * expired → 410; live ones are fetched through the SSRF guard and always come inline, up to the
+ * payload ceiling (there is no S3 object to redirect to).
+ */
 export async function photoBytes(photo: PhotoItem, ifNoneMatch: string | undefined): Promise<HandlerOutput> {
   if (photo.deleted_at) throw new NotFoundError(`Photo ${photo.id} was deleted`);
   if (photo.photo_source === 'external' && photo.external_url) {
@@ -62,7 +62,7 @@ async function storedBytes(object: StoredObject, ifNoneMatch: string | undefined
   const etag = `"${object.sha256}"`;
   if (matchesEtag(ifNoneMatch, etag)) return { raw: { statusCode: 304 }, headers: { etag } };
   const command = new GetObjectCommand({ Bucket: photosBucket, Key: object.objectKey });
-  if (object.sizeBytes > MAX_INLINE_BYTES) {
+  if (object.sizeBytes > inlineLimitBytes) {
     const location = await getSignedUrl(s3, command, { expiresIn: PRESIGNED_SECONDS });
     return { raw: { statusCode: 303 }, headers: { location, etag } };
   }
@@ -75,7 +75,7 @@ async function externalBytes(photo: PhotoItem, ifNoneMatch: string | undefined):
   let fetched: Awaited<ReturnType<typeof safeFetch>>;
   try {
     fetched = await safeFetch(String(photo.external_url), {
-      maxBytes: MAX_INLINE_BYTES,
+      maxBytes: PAYLOAD_CEILING_BYTES,
       timeoutMs: EXTERNAL_TIMEOUT_MS,
       accept: 'image/*',
     });

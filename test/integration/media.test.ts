@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
+import { INLINE_LIMIT_BYTES, PAYLOAD_CEILING_BYTES } from '#lib/media/inline-limit.ts';
 import { addPhoto, deletePhoto } from '#lib/media/photo-writes.ts';
 import { api } from '../support/api.ts';
 import { scriptDocument } from '../support/document-host.ts';
@@ -214,9 +215,9 @@ describe('internal media: photos', () => {
     expect(await listed()).not.toContain(tenant.businessId);
   });
 
-  it('streams the stored bytes with their type, length and ETag; 304 for a matching If-None-Match', async () => {
+  it('streams a photo of exactly the inline limit with its type, length and ETag; 304 for a matching If-None-Match', async () => {
     const tenant = await arrangeTenant();
-    const bytes = randomBytes(300_000);
+    const bytes = randomBytes(INLINE_LIMIT_BYTES);
     const photo = await upload(tenant.businessId, bytes);
 
     const first = await bytesOf(`/photos/${photo.id}/bytes`);
@@ -231,17 +232,50 @@ describe('internal media: photos', () => {
     expect(again.body.length).toBe(0);
   });
 
-  it('answers 303 to a presigned URL that downloads the photo when it is too large to inline', async () => {
+  it('answers 303 with the ETag one byte above the inline limit; the Location gives the bytes and their type', async () => {
     const tenant = await arrangeTenant();
-    const bytes = randomBytes(4_500_000);
+    const bytes = randomBytes(INLINE_LIMIT_BYTES + 1);
     const photo = await upload(tenant.businessId, bytes);
 
     const response = await bytesOf(`/photos/${photo.id}/bytes`);
     const location = response.headers.get('location') as string;
-    const downloaded = Buffer.from(await (await fetch(location)).arrayBuffer());
+    const object = await fetch(location);
+    const downloaded = Buffer.from(await object.arrayBuffer());
 
     expect(response.status).toBe(303);
+    expect(response.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
     expect(location).toContain('X-Amz-Expires=60');
+    expect(object.status).toBe(200);
+    expect(object.headers.get('content-type')).toBe('image/png');
+    expect(sha256(downloaded)).toBe(sha256(bytes));
+  });
+
+  it('answers 304 to a matching If-None-Match above the inline limit, without a redirect', async () => {
+    const tenant = await arrangeTenant();
+    const bytes = randomBytes(INLINE_LIMIT_BYTES + 1);
+    const photo = await upload(tenant.businessId, bytes);
+
+    const response = await bytesOf(`/photos/${photo.id}/bytes`, { 'if-none-match': `"${sha256(bytes)}"` });
+
+    expect(response.status).toBe(304);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
+    expect(response.body.length).toBe(0);
+  });
+
+  it('answers 303 for a photo above the payload ceiling, which no limit can inline', async () => {
+    const tenant = await arrangeTenant();
+    const bytes = randomBytes(PAYLOAD_CEILING_BYTES + 100_000);
+    const photo = await upload(tenant.businessId, bytes);
+
+    const response = await bytesOf(`/photos/${photo.id}/bytes`, {
+      'x-local-photo-inline-limit-bytes': String(PAYLOAD_CEILING_BYTES),
+    });
+    const downloaded = Buffer.from(
+      await (await fetch(response.headers.get('location') as string)).arrayBuffer(),
+    );
+
+    expect(response.status).toBe(303);
     expect(sha256(downloaded)).toBe(sha256(bytes));
   });
 
@@ -313,6 +347,42 @@ describe('internal media: gallery and membership', () => {
     expect((await bytesOf(`/gallery/${randomUUID()}/bytes`)).status).toBe(404);
   });
 
+  it('redirects a gallery photo above the inline limit (303, ETag, the bytes and type at the Location) and answers 304 before any redirect', async () => {
+    const bytes = randomBytes(INLINE_LIMIT_BYTES + 1);
+    const photo = await addGalleryPhoto({
+      industryId: `bakery-${randomUUID().slice(0, 8)}`,
+      bytes,
+      contentType: 'image/webp',
+    });
+
+    const response = await bytesOf(`/gallery/${photo.id}/bytes`);
+    const object = await fetch(response.headers.get('location') as string);
+    const downloaded = Buffer.from(await object.arrayBuffer());
+    const unchanged = await bytesOf(`/gallery/${photo.id}/bytes`, { 'if-none-match': `"${sha256(bytes)}"` });
+
+    expect(response.status).toBe(303);
+    expect(response.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
+    expect(object.headers.get('content-type')).toBe('image/webp');
+    expect(sha256(downloaded)).toBe(sha256(bytes));
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get('location')).toBeNull();
+  });
+
+  it('streams a gallery photo of exactly the inline limit inline', async () => {
+    const bytes = randomBytes(INLINE_LIMIT_BYTES);
+    const photo = await addGalleryPhoto({
+      industryId: `bakery-${randomUUID().slice(0, 8)}`,
+      bytes,
+      contentType: 'image/webp',
+    });
+
+    const response = await bytesOf(`/gallery/${photo.id}/bytes`);
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/webp');
+    expect(sha256(response.body)).toBe(sha256(bytes));
+  });
+
   it('tells whether a user is a member of a business (any role); an unknown business is a 404', async () => {
     const tenant = await arrangeTenant();
     const { localUserId } = await import('../../infra/local/dev-issuer.ts');
@@ -327,5 +397,28 @@ describe('internal media: gallery and membership', () => {
     expect(stranger.body.is_member).toBe(false);
     expect(unknown.status).toBe(404);
     expect(malformed.status).toBe(422);
+  });
+});
+
+describe('internal media: the bench’s forced answers (local harness only)', () => {
+  it('runs a request with x-local-photo-inline-limit-bytes in a container with that limit, and leaves other requests alone', async () => {
+    const tenant = await arrangeTenant();
+    const small = randomBytes(1024);
+    const large = randomBytes(INLINE_LIMIT_BYTES * 2);
+    const smallPhoto = await upload(tenant.businessId, small);
+    const largePhoto = await upload(tenant.businessId, large);
+
+    const redirected = await bytesOf(`/photos/${smallPhoto.id}/bytes`, {
+      'x-local-photo-inline-limit-bytes': '0',
+    });
+    const inlined = await bytesOf(`/photos/${largePhoto.id}/bytes`, {
+      'x-local-photo-inline-limit-bytes': String(PAYLOAD_CEILING_BYTES),
+    });
+    const asDeployed = await bytesOf(`/photos/${largePhoto.id}/bytes`);
+
+    expect(redirected.status).toBe(303);
+    expect(inlined.status).toBe(200);
+    expect(sha256(inlined.body)).toBe(sha256(large));
+    expect(asDeployed.status).toBe(303);
   });
 });
