@@ -6,7 +6,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
-import { type ConsentRequestItem, withParams } from '#lib/oauth/authorize.ts';
+import { type ConsentRequestItem, consentRequestItem, withParams } from '#lib/oauth/authorize.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { redirectHost } from '#lib/oauth/redirect-uris.ts';
 import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
@@ -127,7 +127,7 @@ async function loadOwnedRequest(user: UserPrincipal, requestId: string): Promise
   );
   const notFound = new NotFoundError(`No consent request ${requestId}`);
   if (!Item) throw notFound;
-  const request = Item as unknown as ConsentRequestItem;
+  const request = consentRequestItem.fromItem(Item);
   if (request.owner_user_id === user.userId) return request;
   if (request.owner_user_id !== undefined) throw notFound;
   try {
