@@ -6,13 +6,8 @@ import { keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { isClientMetadataUrl, metadataUrlProblem } from '#lib/oauth/client-metadata-document.ts';
 import { grantedScopes } from '#lib/oauth/client-scopes.ts';
-import {
-  CLIENT_SOURCES_SHOWN,
-  type ClientSource,
-  clientSource,
-  type OAuthClient,
-  resolveClient,
-} from '#lib/oauth/clients.ts';
+import { CLIENT_SOURCES, type ClientSource, clientSource } from '#lib/oauth/client-source.ts';
+import { type OAuthClient, resolveClient } from '#lib/oauth/clients.ts';
 import { redirectHost, redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
 import {
   CONSENT_REQUEST_SECONDS,
@@ -69,7 +64,7 @@ export const consentRequestItem = storedItem<ConsentRequestItem>('OAuth consent 
     id: z.string(),
     client_id: z.string(),
     client_name: z.string(),
-    client_source: z.enum(CLIENT_SOURCES_SHOWN),
+    client_source: z.enum(CLIENT_SOURCES),
     redirect_uri: z.string(),
     state: z.nullable(z.string()),
     code_challenge: z.string(),

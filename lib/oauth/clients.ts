@@ -27,23 +27,6 @@ export interface OAuthClient {
   scope?: string | undefined;
 }
 
-/**
- * Who vouches for a client, as the consent page and the grants list say it: an operator
- * (`preregistered`, the CLI), the client's own https URL (`metadata_document`), or nobody
- * (`dynamic`, registered by anyone through RFC 7591).
- */
-export type ClientSource = (typeof CLIENT_SOURCES_SHOWN)[number];
-export const CLIENT_SOURCES_SHOWN = ['preregistered', 'metadata_document', 'dynamic'] as const;
-
-const CLIENT_SOURCES: Record<OAuthClient['source'], ClientSource> = {
-  cli: 'preregistered',
-  metadata_document: 'metadata_document',
-  registration: 'dynamic',
-};
-
-export const clientSource = (client: Pick<OAuthClient, 'source'>): ClientSource =>
-  CLIENT_SOURCES[client.source];
-
 interface StoredClient extends OAuthClient {
   created_at: string;
   revoked_at?: string;

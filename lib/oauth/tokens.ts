@@ -4,7 +4,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { OAuthError } from '#lib/http/errors.ts';
-import { CLIENT_SOURCES_SHOWN, type ClientSource } from '#lib/oauth/clients.ts';
+import { CLIENT_SOURCES, type ClientSource } from '#lib/oauth/client-source.ts';
 import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
@@ -64,7 +64,7 @@ const authorizationCodeItem = storedItem<CodeItem>('OAuth authorization code', (
     grant_id: z.string(),
     client_id: z.string(),
     client_name: z.string(),
-    client_source: z.enum(CLIENT_SOURCES_SHOWN),
+    client_source: z.enum(CLIENT_SOURCES),
     redirect_uri: z.string(),
     code_challenge: z.string(),
     resource: z.string(),
