@@ -11,12 +11,14 @@ import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, normaliseEmail, PLATFORM_ADMINS } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
 import {
   assertSameRequest,
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotency/keyed-create.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * Platform admins and pending invites. Each is one item keyed by e-mail (so an e-mail
@@ -26,10 +28,45 @@ import {
  */
 export const INVITE_VALID_DAYS = 7;
 
-export type StoredEntry = Omit<PlatformAdminEntry, 'status'> & { pk: string; sk: string };
+/**
+ * Hidden attributes of an invite stored under an Idempotency-Key: which key stored it, and
+ * whether its e-mail is still to be sent (`pending`) or a send has started (`started`).
+ */
+export const INVITE_KEY_ATTRIBUTE = 'idempotency_key';
+export const INVITE_MAIL_ATTRIBUTE = 'invite_mail';
 
-export function toEntry(item: Record<string, unknown>, now = Date.now()): PlatformAdminEntry {
-  const stored = item as StoredEntry;
+/**
+ * An admin's or invite's item: the entry without its status (which follows from kind and expiry),
+ * with the hidden attributes of an invite stored under an Idempotency-Key. The store writes what it
+ * read back whole, so every attribute an entry item holds is named here.
+ */
+export type StoredEntry = Omit<PlatformAdminEntry, 'status'> & {
+  [INVITE_KEY_ATTRIBUTE]?: string;
+  [REQUEST_HASH_ATTRIBUTE]?: string;
+  [INVITE_MAIL_ATTRIBUTE]?: string;
+};
+
+const nullableText = () => z._default(z.nullable(z.string()), null);
+
+const entryItem = storedItem<StoredEntry>('platform admin entry', () =>
+  z.object({
+    id: z.string(),
+    kind: z.enum(['admin', 'invite']),
+    email: z.string(),
+    first_name: nullableText(),
+    last_name: nullableText(),
+    phone: nullableText(),
+    invited_by: nullableText(),
+    invited_at: nullableText(),
+    accepted_at: nullableText(),
+    expires_at: nullableText(),
+    [INVITE_KEY_ATTRIBUTE]: z.optional(z.string()),
+    [REQUEST_HASH_ATTRIBUTE]: z.optional(z.string()),
+    [INVITE_MAIL_ATTRIBUTE]: z.optional(z.string()),
+  }),
+);
+
+export function toEntry(stored: StoredEntry, now = Date.now()): PlatformAdminEntry {
   const expired =
     stored.kind === 'invite' && stored.expires_at !== null && Date.parse(stored.expires_at) <= now;
   return {
@@ -56,7 +93,7 @@ export async function listPlatformAdminEntries(): Promise<PlatformAdminEntry[]> 
     ConsistentRead: true,
   });
   return items
-    .map((item) => toEntry(item))
+    .map((item) => toEntry(entryItem.fromItem(item)))
     .sort((a, b) => (a.kind === b.kind ? a.email.localeCompare(b.email) : a.kind === 'admin' ? -1 : 1));
 }
 
@@ -65,13 +102,6 @@ export async function findPlatformAdminEntry(email: string): Promise<PlatformAdm
   const item = await readByEmailIfAny(normaliseEmail(email));
   return item ? toEntry(item) : undefined;
 }
-
-/**
- * Hidden attributes of an invite stored under an Idempotency-Key: which key stored it, and
- * whether its e-mail is still to be sent (`pending`) or a send has started (`started`).
- */
-export const INVITE_KEY_ATTRIBUTE = 'idempotency_key';
-export const INVITE_MAIL_ATTRIBUTE = 'invite_mail';
 
 /**
  * Store an invite for `email`, or refresh the pending (or expired) one it has: same id, new
@@ -97,11 +127,7 @@ export async function storeInvite(
         [INVITE_MAIL_ATTRIBUTE]: 'pending',
       }
     : {};
-  if (
-    idempotentCreate &&
-    existing &&
-    (existing as Record<string, unknown>)[INVITE_KEY_ATTRIBUTE] === idempotentCreate.keyHash
-  ) {
+  if (idempotentCreate && existing && existing[INVITE_KEY_ATTRIBUTE] === idempotentCreate.keyHash) {
     assertSameRequest(existing, idempotentCreate);
     return toEntry(existing);
   }
@@ -131,7 +157,8 @@ export async function storeInvite(
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toEntry(Attributes ?? {});
+    // ALL_NEW always returns the item the condition found.
+    return toEntry(entryItem.fromItem(Attributes ?? {}));
   }
   const item = {
     ...keys.platformAdmin(email),
@@ -178,7 +205,7 @@ export async function updatePlatformAdminEntry(
           {
             Put: {
               TableName: tableName,
-              Item: updated,
+              Item: { ...keys.platformAdmin(email), ...updated },
               ConditionExpression: 'id = :id',
               ExpressionAttributeValues: { ':id': entryId },
             },
@@ -272,7 +299,7 @@ export async function acceptInvite(inviteId: string, user: UserPrincipal): Promi
           {
             Put: {
               TableName: tableName,
-              Item: accepted,
+              Item: { ...keys.platformAdmin(invite.email), ...accepted },
               ConditionExpression: 'id = :id AND kind = :invite',
               ExpressionAttributeValues: { ':id': inviteId, ':invite': 'invite' },
             },
@@ -289,14 +316,17 @@ export async function acceptInvite(inviteId: string, user: UserPrincipal): Promi
 }
 
 /** Store a new entry (its e-mail must be free) with its pointer, and any extra actions, atomically. */
-export async function insertEntry(
-  item: StoredEntry & Record<string, unknown>,
-  extra: TransactItem[] = [],
-): Promise<void> {
+export async function insertEntry(item: StoredEntry, extra: TransactItem[] = []): Promise<void> {
   await dynamo.send(
     new TransactWriteCommand({
       TransactItems: [
-        { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.platformAdmin(item.email), ...item },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
         { Put: { TableName: tableName, Item: { ...keys.platformAdminEntry(item.id), email: item.email } } },
         ...extra,
       ],
@@ -333,7 +363,7 @@ async function readByEmailIfAny(email: string): Promise<StoredEntry | undefined>
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.platformAdmin(email), ConsistentRead: true }),
   );
-  return Item as StoredEntry | undefined;
+  return Item && entryItem.fromItem(Item);
 }
 
 export async function readByEmail(email: string): Promise<StoredEntry> {

@@ -9,7 +9,9 @@ import {
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '#lib/http/errors.ts';
+import * as z from '#lib/validation/zod.ts';
 
 const KEY_PREFIX = 'agk_';
 const CHALLENGE = 'Bearer realm="business-platform-agents"';
@@ -23,6 +25,17 @@ export interface AgentKeyRecord {
   created_at: string;
   revoked_at?: string;
 }
+
+const agentKeyItem = storedItem<AgentKeyRecord>('agent key', () =>
+  z.object({
+    key_id: z.string(),
+    name: z.string(),
+    businesses: z.union([z.literal('*'), z.array(z.string())]),
+    scopes: z.array(z.enum(['read', 'write'])),
+    created_at: z.string(),
+    revoked_at: z.optional(z.string()),
+  }),
+);
 
 export const hashAgentKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
@@ -58,7 +71,9 @@ export async function listAgentKeys(): Promise<AgentKeyRecord[]> {
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': keys.agentKeyById('').gsi1pk },
   });
-  return items.map(toRecord).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return items
+    .map((item) => agentKeyItem.fromItem(item))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {
@@ -81,17 +96,12 @@ export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return toRecord(updated.Attributes ?? item);
+  return agentKeyItem.fromItem(updated.Attributes ?? item);
 }
 
 function keyIdValues(keyId: string) {
   const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
   return { ':pk': gsi1pk, ':sk': gsi1sk };
-}
-
-function toRecord(item: Record<string, unknown>): AgentKeyRecord {
-  const { key_id, name, businesses, scopes, created_at, revoked_at } = item as unknown as AgentKeyRecord;
-  return { key_id, name, businesses, scopes, created_at, ...(revoked_at ? { revoked_at } : {}) };
 }
 
 /** Automated agents: `authorization: Bearer agk_…`. */
@@ -109,7 +119,7 @@ export const agentAuth: Authenticator<AgentPrincipal> = {
     if (!Item || Item.revoked_at) {
       throw new UnauthorizedError('The agent key is not valid', `${CHALLENGE}, error="invalid_token"`);
     }
-    const record = toRecord(Item);
+    const record = agentKeyItem.fromItem(Item);
     return {
       kind: 'agent',
       keyId: record.key_id,

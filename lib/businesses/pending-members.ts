@@ -3,9 +3,11 @@ import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-
 import type { MemberRole } from '#lib/auth/business-access.ts';
 import { memberItem, putWhileBusinessExists } from '#lib/businesses/member-item.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys, normaliseEmail, pendingMembers, withoutKeys } from '#lib/db/keys.ts';
+import { keys, normaliseEmail, pendingMembers } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * Memberships of people who have no account yet. A membership is keyed by the user id, which
@@ -20,6 +22,15 @@ export interface PendingMember {
   role: MemberRole;
   invited_at: string;
 }
+
+const pendingMemberItem = storedItem<PendingMember>('pending member', () =>
+  z.object({
+    business_id: z.string(),
+    email: z.string(),
+    role: z.enum(['owner', 'editor', 'viewer']),
+    invited_at: z.string(),
+  }),
+);
 
 /** Invite an address to a business with a role (replacing a pending role it had); 404 for no business. */
 export async function putPendingMember(
@@ -82,7 +93,7 @@ export async function claimPendingMemberships(email: string, userId: string): Pr
     ExpressionAttributeValues: { ':pk': pendingMembers(email) },
     ConsistentRead: true,
   });
-  const pending = items.map((item) => withoutKeys(item) as unknown as PendingMember);
+  const pending = items.map((item) => pendingMemberItem.fromItem(item));
   const claimed = await Promise.all(pending.map((membership) => claim(membership, userId)));
   return pending.filter((_, index) => claimed[index]);
 }

@@ -197,11 +197,3 @@ export const keys = {
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
-
-/** Strip key attributes before an item leaves the storage layer. */
-export function withoutKeys<T extends Record<string, unknown>>(
-  item: T,
-): Omit<T, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk'> {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
-  return rest;
-}

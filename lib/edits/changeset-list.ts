@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
-import { type Header, headerView } from '#lib/edits/changeset-store.ts';
+import { headerItem, headerView } from '#lib/edits/changeset-store.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -42,7 +42,7 @@ export async function listChangesets(
     }),
   );
   return {
-    changesets: (result.Items ?? []).map((item) => headerView(item as unknown as Header)),
+    changesets: (result.Items ?? []).map((item) => headerView(headerItem.fromItem(item))),
     nextCursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }

@@ -5,12 +5,15 @@ import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import type { TransactUnit } from '#lib/db/transact-batches.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
-import { type EntityName, entities } from '#lib/records/entities.ts';
+import { REQUEST_HASH_ATTRIBUTE } from '#lib/http/idempotency/keyed-create.ts';
+import { ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
 import { sameValue } from '#lib/records/merge-patch.ts';
 import type { RecordFields } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * Changesets: proposed changes staged in a session, ticked or unticked one by one,
@@ -19,8 +22,10 @@ import { recordView } from '#lib/records/record-view.ts';
  * applied → reverted; item staged → applied | conflict | skipped, applied → reverted |
  * revert_conflict.
  */
-export type ChangesetStatus = 'staged' | 'applying' | 'applied' | 'reverting' | 'reverted' | 'discarded';
-export type ItemStatus = 'staged' | 'applied' | 'conflict' | 'skipped' | 'reverted' | 'revert_conflict';
+const CHANGESET_STATUSES = ['staged', 'applying', 'applied', 'reverting', 'reverted', 'discarded'] as const;
+export type ChangesetStatus = (typeof CHANGESET_STATUSES)[number];
+const ITEM_STATUSES = ['staged', 'applied', 'conflict', 'skipped', 'reverted', 'revert_conflict'] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
 
 export interface Header {
   id: string;
@@ -34,6 +39,8 @@ export interface Header {
   reverted_at: string | null;
   discarded_at: string | null;
   claimed_at?: string | null;
+  /** Set when a create with an Idempotency-Key staged it: that request's hash (keyed-create.ts). */
+  [REQUEST_HASH_ATTRIBUTE]?: string;
 }
 
 export interface Item {
@@ -53,6 +60,44 @@ export interface Item {
   outcome: Record<string, unknown> | null;
 }
 
+const fieldValues = () => z.nullable(z.record(z.string(), z.unknown()));
+/** A timestamp a later step sets; absent (not only null) on headers written before it existed. */
+const laterTimestamp = () => z._default(z.nullable(z.string()), null);
+
+export const headerItem = storedItem<Header>('changeset header', () =>
+  z.object({
+    id: z.string(),
+    business_id: z.string(),
+    session_id: z.string(),
+    opened_by: z.string(),
+    summary: z.nullable(z.string()),
+    status: z.enum(CHANGESET_STATUSES),
+    created_at: z.string(),
+    applied_at: laterTimestamp(),
+    reverted_at: laterTimestamp(),
+    discarded_at: laterTimestamp(),
+    claimed_at: z.optional(z.nullable(z.string())),
+    [REQUEST_HASH_ATTRIBUTE]: z.optional(z.string()),
+  }),
+);
+
+const changesetItem = storedItem<Item>('changeset item', () =>
+  z.object({
+    id: z.string(),
+    index: z.number(),
+    entity: z.enum(ENTITY_NAMES),
+    action: z.enum(['create', 'update', 'delete']),
+    record_id: z.string(),
+    fields: fieldValues(),
+    before: fieldValues(),
+    after: fieldValues(),
+    base_version: z.nullable(z.number()),
+    ticked: z.boolean(),
+    status: z.enum(ITEM_STATUSES),
+    outcome: fieldValues(),
+  }),
+);
+
 /** A claim on apply/revert older than this is taken over (the claimer died mid-way). */
 const CLAIM_LEASE_MS = 5 * 60 * 1000;
 
@@ -66,11 +111,13 @@ export async function loadOwn(
     ExpressionAttributeValues: { ':pk': keys.changeset(changesetId).pk },
     ConsistentRead: true,
   });
-  const header = found.find((item) => item.sk === 'CHANGESET') as unknown as Header | undefined;
-  if (!header || header.opened_by !== user.userId) throw new NotFoundError(`No changeset ${changesetId}`);
+  const stored = found.find((item) => item.sk === keys.changeset(changesetId).sk);
+  // Another user's changeset is not parsed: it does not exist for this caller.
+  if (!stored || stored.opened_by !== user.userId) throw new NotFoundError(`No changeset ${changesetId}`);
+  const header = headerItem.fromItem(stored);
   const items = found
     .filter((item) => String(item.sk).startsWith('ITEM#'))
-    .map((item) => item as unknown as Item)
+    .map((item) => changesetItem.fromItem(item))
     .sort((a, b) => a.index - b.index);
   return { header, items };
 }

@@ -5,6 +5,7 @@ import { assertHoldsBusiness, loadBusinessAccess } from '#lib/auth/business-acce
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { readHolderAccessAndRecords } from '#lib/edits/holder-access-and-records.ts';
 import type { EditSessionView } from '#lib/edits/schemas.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
@@ -14,6 +15,7 @@ import {
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotency/keyed-create.ts';
 import type { StoredItem } from '#lib/records/record-types.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /** A session closes 60 minutes after its last use, or 24 hours after it was opened. */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -27,6 +29,17 @@ interface StoredSession {
   created_at: string;
   last_used_at: string;
 }
+
+const sessionItem = storedItem<StoredSession>('edit session', () =>
+  z.object({
+    id: z.string(),
+    business_id: z.string(),
+    opened_by: z.string(),
+    client_id: z.nullable(z.string()),
+    created_at: z.string(),
+    last_used_at: z.string(),
+  }),
+);
 
 const closesAt = (session: StoredSession) =>
   Math.min(
@@ -88,7 +101,7 @@ export async function openSession(
     );
     if (!Item) throw error;
     assertSameRequest(Item, idempotentCreate);
-    return toView(Item as unknown as StoredSession, true);
+    return toView(sessionItem.fromItem(Item), true);
   }
   return toView(session, true, now.getTime());
 }
@@ -193,7 +206,8 @@ async function touchSession(user: EditsPrincipal, sessionId: string): Promise<To
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return { session: Attributes as unknown as StoredSession, open: true, at: now };
+    // ALL_NEW always returns the item the condition found.
+    return { session: sessionItem.fromItem(Attributes ?? {}), open: true, at: now };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     return { session: await loadOwnSession(user, sessionId), open: false, at: now };
@@ -205,5 +219,5 @@ async function loadOwnSession(user: EditsPrincipal, sessionId: string): Promise<
     new GetCommand({ TableName: tableName, Key: keys.editSession(sessionId), ConsistentRead: true }),
   );
   if (!Item || Item.opened_by !== user.userId) throw new NotFoundError(`No edit session ${sessionId}`);
-  return Item as unknown as StoredSession;
+  return sessionItem.fromItem(Item);
 }

@@ -207,7 +207,7 @@ export async function stageChangeset(
 async function stagedBefore(user: EditsPrincipal, idempotentCreate: IdempotentCreate) {
   try {
     const { header, items } = await loadOwn(user, idempotentCreate.id);
-    assertSameRequest(header as unknown as Record<string, unknown>, idempotentCreate);
+    assertSameRequest(header, idempotentCreate);
     return view(header, items);
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;

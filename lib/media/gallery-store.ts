@@ -1,7 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
-import { keys, withoutKeys } from '#lib/db/keys.ts';
+import { keys } from '#lib/db/keys.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -21,6 +22,20 @@ export interface GalleryPhoto {
   alt_text: string | null;
   created_at: string;
 }
+
+const galleryPhotoItem = storedItem<GalleryPhoto>('gallery photo', () =>
+  z.object({
+    id: z.string(),
+    industry_id: z.string(),
+    content_type: z.string(),
+    size_bytes: z.number(),
+    width: z.nullable(z.number()),
+    height: z.nullable(z.number()),
+    sha256: z.string(),
+    alt_text: z.nullable(z.string()),
+    created_at: z.string(),
+  }),
+);
 
 /** Gallery photos of one industry, or of all (by industry, then id), a page per Query. */
 export async function listGallery(query: {
@@ -56,7 +71,7 @@ export async function listGallery(query: {
     }),
   );
   return {
-    items: (result.Items ?? []).map((item) => galleryView(withoutKeys(item) as unknown as GalleryPhoto)),
+    items: (result.Items ?? []).map((item) => galleryView(galleryPhotoItem.fromItem(item))),
     next_cursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
@@ -76,7 +91,7 @@ export async function findGalleryPhoto(photoId: string): Promise<GalleryPhoto> {
       ).Item
     : undefined;
   if (!photo) throw new NotFoundError(`No gallery photo ${photoId}`);
-  return withoutKeys(photo) as unknown as GalleryPhoto;
+  return galleryPhotoItem.fromItem(photo);
 }
 
 function galleryView(photo: GalleryPhoto) {

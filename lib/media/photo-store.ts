@@ -2,7 +2,8 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
-import { keys, withoutKeys } from '#lib/db/keys.ts';
+import { keys } from '#lib/db/keys.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -32,6 +33,27 @@ export interface PhotoItem {
   updated_at: string;
 }
 
+/** A photo's item; deleted_at is absent while it is live (the feed filters on that) and null here. */
+const photoItem = storedItem<PhotoItem>('photo', () =>
+  z.object({
+    id: z.string(),
+    business_id: z.string(),
+    content_type: z.string(),
+    size_bytes: z.nullable(z.number()),
+    width: z.nullable(z.number()),
+    height: z.nullable(z.number()),
+    sha256: z.nullable(z.string()),
+    alt_text: z.nullable(z.string()),
+    photo_source: z.enum(['upload', 'external', 'derived']),
+    derived_from: z.nullable(z.string()),
+    external_url: z.nullable(z.string()),
+    external_expires_at: z.nullable(z.string()),
+    deleted_at: z._default(z.nullable(z.string()), null),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
+
 /** The photo with this id, in whichever business owns it, or a 404. */
 export async function findPhoto(photoId: string): Promise<PhotoItem> {
   const { Item: owner } = await dynamo.send(
@@ -45,7 +67,7 @@ export async function findPhoto(photoId: string): Promise<PhotoItem> {
       ).Item
     : undefined;
   if (!photo) throw new NotFoundError(`No photo ${photoId}`);
-  return storedPhoto(photo);
+  return photoItem.fromItem(photo);
 }
 
 /** Businesses with at least one live photo, by business id (one Query of the sparse index). */
@@ -120,7 +142,7 @@ export async function listPhotos(query: {
     }),
   );
   return {
-    items: (result.Items ?? []).map((item) => photoView(storedPhoto(item))),
+    items: (result.Items ?? []).map((item) => photoView(photoItem.fromItem(item))),
     next_cursor: await encodeCursor(binding, result.LastEvaluatedKey),
   };
 }
@@ -137,10 +159,6 @@ export async function membership(businessId: string, userId: string) {
     is_member: items.some((item) => String(item.sk).startsWith('MEMBER#')),
   };
 }
-
-/** A photo as stored, with deleted_at null while it is live. */
-const storedPhoto = (item: Record<string, unknown>): PhotoItem =>
-  ({ ...withoutKeys(item), deleted_at: item.deleted_at ?? null }) as unknown as PhotoItem;
 
 /** The wire shape: `asset_id` is the photo id. */
 export function photoView(photo: PhotoItem) {

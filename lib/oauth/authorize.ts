@@ -3,9 +3,11 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { requiredEnv } from '#lib/config/env.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { isClientMetadataUrl, metadataUrlProblem } from '#lib/oauth/client-metadata-document.ts';
 import { grantedScopes } from '#lib/oauth/client-scopes.ts';
-import { type ClientSource, clientSource, type OAuthClient, resolveClient } from '#lib/oauth/clients.ts';
+import { CLIENT_SOURCES, type ClientSource, clientSource } from '#lib/oauth/client-source.ts';
+import { type OAuthClient, resolveClient } from '#lib/oauth/clients.ts';
 import { redirectHost, redirectUriMatches } from '#lib/oauth/redirect-uris.ts';
 import {
   CONSENT_REQUEST_SECONDS,
@@ -13,7 +15,9 @@ import {
   issuer,
   resources,
   type Scope,
+  SUPPORTED_SCOPES,
 } from '#lib/oauth/settings.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * GET /oauth/authorize (docs/architecture.md, 'The authorization server'). The client and its
@@ -54,6 +58,24 @@ export interface ConsentRequestItem {
   created_at: string;
   expires_at: string;
 }
+
+export const consentRequestItem = storedItem<ConsentRequestItem>('OAuth consent request', () =>
+  z.object({
+    id: z.string(),
+    client_id: z.string(),
+    client_name: z.string(),
+    client_source: z.enum(CLIENT_SOURCES),
+    redirect_uri: z.string(),
+    state: z.nullable(z.string()),
+    code_challenge: z.string(),
+    scopes: z.array(z.enum(SUPPORTED_SCOPES)),
+    resource: z.string(),
+    status: z.enum(['pending', 'approved', 'denied']),
+    owner_user_id: z.optional(z.string()),
+    created_at: z.string(),
+    expires_at: z.string(),
+  }),
+);
 
 /** An S256 challenge is the base64url SHA-256 of the verifier: 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

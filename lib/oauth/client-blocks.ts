@@ -1,7 +1,9 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys, withoutKeys } from '#lib/db/keys.ts';
+import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * Blocks of Client ID Metadata Document clients, by URL (the URL is the client_id): an operator
@@ -13,6 +15,10 @@ export interface ClientBlock {
   client_id: string;
   blocked_at: string;
 }
+
+const clientBlockItem = storedItem<ClientBlock>('OAuth client block', () =>
+  z.object({ client_id: z.string(), blocked_at: z.string() }),
+);
 
 /** Read strongly: a block takes effect from the next request on. */
 export async function isClientBlocked(clientId: string): Promise<boolean> {
@@ -45,7 +51,8 @@ export async function putClientBlock(clientId: string): Promise<ClientBlock> {
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return blockFrom(Attributes ?? {});
+  // ALL_NEW always returns the item just written.
+  return clientBlockItem.fromItem(Attributes ?? {});
 }
 
 /** Remove the block; whether there was one. */
@@ -68,10 +75,5 @@ export async function listClientBlocks(): Promise<ClientBlock[]> {
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': keys.oauthClientBlockListing('', '').gsi1pk },
   });
-  return items.map(blockFrom);
-}
-
-function blockFrom(item: Record<string, unknown>): ClientBlock {
-  const { client_id, blocked_at } = withoutKeys(item);
-  return { client_id: String(client_id), blocked_at: String(blocked_at) };
+  return items.map((item) => clientBlockItem.fromItem(item));
 }

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { cacheLifetime } from '#lib/net/cache-lifetime.ts';
 import { SafeFetchError, safeFetch, trustedOrigins } from '#lib/net/safe-fetch.ts';
 import { clientMetadataUrlProblem } from '#lib/oauth/client-metadata-url.ts';
@@ -29,6 +30,20 @@ const ClientMetadataDocument = z.object({
   token_endpoint_auth_method: z.optional(z.literal('none')),
   scope: z.optional(z.string().check(z.maxLength(500))),
 });
+
+/** A document as cached in the table (writeCache): the client it describes, fresh until the epoch. */
+const cachedDocumentItem = storedItem<OAuthClient & { fresh_until_epoch: number }>(
+  'cached client metadata document',
+  () =>
+    z.object({
+      client_id: z.string(),
+      client_name: z.string(),
+      redirect_uris: z.array(z.string()),
+      source: z.literal('metadata_document'),
+      scope: z.optional(z.string()),
+      fresh_until_epoch: z.number(),
+    }),
+);
 
 /** A client_id in URL form; http is only ever fetched for origins the SSRF guard's allow-list names. */
 export const isClientMetadataUrl = (clientId: string) => /^https?:\/\//i.test(clientId);
@@ -84,16 +99,9 @@ async function fetchDocument(url: string) {
 
 async function readCache(url: string): Promise<OAuthClient | undefined> {
   const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: keys.oauthClient(url) }));
-  if (Item?.source !== 'metadata_document' || Number(Item.fresh_until_epoch) * 1000 <= Date.now()) {
-    return undefined;
-  }
-  return {
-    client_id: url,
-    client_name: Item.client_name as string,
-    redirect_uris: Item.redirect_uris as string[],
-    source: 'metadata_document',
-    ...(typeof Item.scope === 'string' ? { scope: Item.scope } : {}),
-  };
+  if (Item?.source !== 'metadata_document') return undefined;
+  const { fresh_until_epoch, ...client } = cachedDocumentItem.fromItem(Item);
+  return fresh_until_epoch * 1000 <= Date.now() ? undefined : client;
 }
 
 async function writeCache(client: OAuthClient, seconds: number): Promise<void> {

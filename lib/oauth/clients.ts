@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys, withoutKeys } from '#lib/db/keys.ts';
+import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError, OAuthError, RateLimitedError } from '#lib/http/errors.ts';
 import { isClientBlocked } from '#lib/oauth/client-blocks.ts';
 import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/client-metadata-document.ts';
 import { clientNameProblem } from '#lib/oauth/client-name.ts';
 import { registeredScopes } from '#lib/oauth/client-scopes.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * OAuth clients (docs/architecture.md, 'Clients'). A client is either an https URL whose Client ID
@@ -18,28 +20,12 @@ import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
  */
 export interface OAuthClient {
   client_id: string;
-  client_name: string | undefined;
+  client_name?: string | undefined;
   redirect_uris: string[];
   source: 'registration' | 'cli' | 'metadata_document';
   /** The scopes it registered, space-separated; absent: any scope the server supports. */
   scope?: string | undefined;
 }
-
-/**
- * Who vouches for a client, as the consent page and the grants list say it: an operator
- * (`preregistered`, the CLI), the client's own https URL (`metadata_document`), or nobody
- * (`dynamic`, registered by anyone through RFC 7591).
- */
-export type ClientSource = 'preregistered' | 'metadata_document' | 'dynamic';
-
-const CLIENT_SOURCES: Record<OAuthClient['source'], ClientSource> = {
-  cli: 'preregistered',
-  metadata_document: 'metadata_document',
-  registration: 'dynamic',
-};
-
-export const clientSource = (client: Pick<OAuthClient, 'source'>): ClientSource =>
-  CLIENT_SOURCES[client.source];
 
 interface StoredClient extends OAuthClient {
   created_at: string;
@@ -48,6 +34,20 @@ interface StoredClient extends OAuthClient {
   /** Dynamic registrations only: when an unused one expires (TTL; removed by its first grant). */
   expires_at_epoch?: number;
 }
+
+/** A registered client's item (a cached metadata document is another kind, client-metadata-document.ts). */
+const clientItem = storedItem<StoredClient>('OAuth client', () =>
+  z.object({
+    client_id: z.string(),
+    client_name: z.optional(z.string()),
+    redirect_uris: z.array(z.string()),
+    source: z.enum(['registration', 'cli']),
+    scope: z.string(),
+    created_at: z.string(),
+    revoked_at: z.optional(z.string()),
+    expires_at_epoch: z.optional(z.number()),
+  }),
+);
 
 /**
  * Registrations one source address may make per minute: far above a client that registers on every
@@ -78,7 +78,7 @@ export async function resolveClient(clientId: string): Promise<OAuthClient | und
     new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }),
   );
   if (!Item || Item.revoked_at || Item.source === 'metadata_document' || isExpired(Item)) return undefined;
-  return Item as unknown as StoredClient;
+  return clientItem.fromItem(Item);
 }
 
 export interface ClientInput {
@@ -151,7 +151,7 @@ export async function listClients(): Promise<StoredClient[]> {
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': keys.oauthClientListing('', '').gsi1pk },
   });
-  return items.map((item) => withoutKeys(item) as unknown as StoredClient);
+  return items.map((item) => clientItem.fromItem(item));
 }
 
 /** Revoke a registered client: /oauth/authorize refuses it from now on. */
@@ -168,7 +168,8 @@ export async function revokeClient(clientId: string): Promise<StoredClient> {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return withoutKeys(Attributes ?? {}) as unknown as StoredClient;
+    // ALL_NEW always returns the item the condition found.
+    return clientItem.fromItem(Attributes ?? {});
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw new NotFoundError(`No client ${clientId}`);
     throw error;

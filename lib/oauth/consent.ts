@@ -5,11 +5,13 @@ import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
-import { type ConsentRequestItem, withParams } from '#lib/oauth/authorize.ts';
+import { type ConsentRequestItem, consentRequestItem, withParams } from '#lib/oauth/authorize.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { redirectHost } from '#lib/oauth/redirect-uris.ts';
 import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * The three consent operations (docs/interface.md, 'Areas and their credentials'). The first
@@ -127,7 +129,7 @@ async function loadOwnedRequest(user: UserPrincipal, requestId: string): Promise
   );
   const notFound = new NotFoundError(`No consent request ${requestId}`);
   if (!Item) throw notFound;
-  const request = Item as unknown as ConsentRequestItem;
+  const request = consentRequestItem.fromItem(Item);
   if (request.owner_user_id === user.userId) return request;
   if (request.owner_user_id !== undefined) throw notFound;
   try {
@@ -160,12 +162,18 @@ async function holdsAnyBusiness(userId: string): Promise<boolean> {
   return memberships.some((m) => m.role === 'owner' || m.role === 'editor');
 }
 
+/** That a user approved a client before, and for which scopes (written by an approval below). */
+const consentItem = storedItem<{ scopes: string[]; approved_at: string }>('OAuth consent', () =>
+  z.object({ scopes: z.array(z.string()), approved_at: z.string() }),
+);
+
 async function hasConsentedBefore(userId: string, request: ConsentRequestItem): Promise<boolean> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.oauthConsent(userId, request.client_id) }),
   );
-  const approved = new Set((Item?.scopes as string[] | undefined) ?? []);
-  return Item !== undefined && request.scopes.every((scope) => approved.has(scope));
+  if (!Item) return false;
+  const approved = new Set(consentItem.fromItem(Item).scopes);
+  return request.scopes.every((scope) => approved.has(scope));
 }
 
 async function writeDecision(

@@ -1,3 +1,4 @@
+import { CLIENT_SOURCES } from '#lib/oauth/client-source.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /** Schemas of a person's connected assistants (their OAuth grants), as the console lists and ends them. */
@@ -21,7 +22,7 @@ export const GrantSummary = z.meta(
       description: 'The client: a registered id, or the https URL of its client metadata document',
     }),
     client_name: z.meta(z.string(), { description: 'The name the client gave when the person approved it' }),
-    client_source: z.meta(z.enum(['preregistered', 'metadata_document', 'dynamic']), {
+    client_source: z.meta(z.enum(CLIENT_SOURCES), {
       description:
         'Who vouches for the client: an operator (`preregistered`), its own https URL (`metadata_document`), or nobody (`dynamic`: registered by anyone)',
     }),

@@ -3,8 +3,9 @@ import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { type GrantSummary, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
+import { GrantSummary, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
 import { revokeGrant } from '#lib/oauth/revocation.ts';
 import { securityEvent } from '#lib/oauth/security-events.ts';
 import type * as z from '#lib/validation/zod.ts';
@@ -16,6 +17,9 @@ import type * as z from '#lib/validation/zod.ts';
  * every time) and its refresh tokens are refused.
  */
 type Grant = z.infer<typeof GrantSummary>;
+
+/** A grant item read as the console lists it: the listed attributes are the stored ones. */
+const grantItem = storedItem<Grant>('OAuth grant', () => GrantSummary);
 
 /** Grants a client's revocation ends at once, before the next batch. */
 const REVOKE_BATCH = 10;
@@ -52,20 +56,7 @@ export async function listLiveGrants(userId: string): Promise<Grant[]> {
     live.push(...(page.Items ?? []));
     cursor = page.LastEvaluatedKey;
   } while (cursor && live.length < MAX_LISTED_GRANTS);
-  return live.slice(0, MAX_LISTED_GRANTS).map(summary);
-}
-
-function summary(item: Record<string, unknown>): Grant {
-  return {
-    grant_id: String(item.grant_id),
-    client_id: String(item.client_id),
-    client_name: String(item.client_name),
-    client_source: item.client_source as Grant['client_source'],
-    scopes: item.scopes as string[],
-    resource: String(item.resource),
-    created_at: String(item.created_at),
-    last_used_at: String(item.last_used_at),
-  };
+  return live.slice(0, MAX_LISTED_GRANTS).map((item) => grantItem.fromItem(item));
 }
 
 /**

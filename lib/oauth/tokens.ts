@@ -2,8 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { storedItem } from '#lib/db/stored-item.ts';
 import { OAuthError } from '#lib/http/errors.ts';
-import type { ClientSource } from '#lib/oauth/clients.ts';
+import { CLIENT_SOURCES, type ClientSource } from '#lib/oauth/client-source.ts';
 import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
@@ -18,6 +19,7 @@ import {
   REFRESH_TOKEN_SECONDS,
 } from '#lib/oauth/settings.ts';
 import { signAccessToken } from '#lib/oauth/signing-key.ts';
+import * as z from '#lib/validation/zod.ts';
 
 /**
  * POST /oauth/token.
@@ -57,6 +59,34 @@ interface RefreshItem {
   expires_at_epoch: number;
 }
 
+const authorizationCodeItem = storedItem<CodeItem>('OAuth authorization code', () =>
+  z.object({
+    grant_id: z.string(),
+    client_id: z.string(),
+    client_name: z.string(),
+    client_source: z.enum(CLIENT_SOURCES),
+    redirect_uri: z.string(),
+    code_challenge: z.string(),
+    resource: z.string(),
+    scopes: z.array(z.string()),
+    user_id: z.string(),
+    expires_at: z.string(),
+    used_at: z.optional(z.string()),
+  }),
+);
+
+const refreshTokenItem = storedItem<RefreshItem>('OAuth refresh token', () =>
+  z.object({
+    grant_id: z.string(),
+    generation: z.number(),
+    client_id: z.string(),
+    user_id: z.string(),
+    resource: z.string(),
+    scopes: z.array(z.string()),
+    expires_at_epoch: z.number(),
+  }),
+);
+
 export interface TokenRequest {
   grant_type: string;
   code?: string | undefined;
@@ -92,8 +122,8 @@ async function exchangeCode(request: TokenRequest) {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: codeKey, ConsistentRead: true }),
   );
-  const stored = Item as CodeItem | undefined;
-  if (!stored) throw invalidGrant('The code is not valid');
+  if (!Item) throw invalidGrant('The code is not valid');
+  const stored = authorizationCodeItem.fromItem(Item);
   if (stored.used_at) {
     // A spent code may sit in a log or a referrer: only its own client, proving it with the
     // redirect URI and the PKCE verifier, can show that someone else redeemed it first.
@@ -239,7 +269,7 @@ async function refresh(request: TokenRequest) {
       ConsistentRead: true,
     }),
   );
-  const token = Item as RefreshItem | undefined;
+  const token = Item && refreshTokenItem.fromItem(Item);
   if (!token || token.expires_at_epoch <= nowSeconds()) throw invalidGrant('The refresh token is not valid');
   if (request.client_id !== token.client_id) {
     throw invalidGrant('The refresh token was issued to another client');

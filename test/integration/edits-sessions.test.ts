@@ -201,6 +201,23 @@ describe('edits API: sessions and reads', () => {
     ).toBe(false);
   });
 
+  it('a stored session of the wrong shape is a 500 that shows nothing of the item, not a wrong answer', async () => {
+    const session = await openSession(tenant.tokens.owner, tenant.businessId);
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.editSession(session.id),
+        UpdateExpression: 'SET client_id = :number',
+        ExpressionAttributeValues: { ':number': 7 },
+      }),
+    );
+
+    const read = await api('GET', edits(`/sessions/${session.id}`), { token: tenant.tokens.owner });
+
+    expect(read.status).toBe(500);
+    expect(read.body.error).toEqual({ code: 'INTERNAL', message: 'An unexpected error occurred' });
+  });
+
   it('claims: the businesses the caller holds, with the role; viewers hold nothing', async () => {
     const owner = await api('GET', edits('/claims'), { token: tenant.tokens.owner });
     expect(owner.status).toBe(200);

@@ -72,6 +72,9 @@ export function keyReusedError(): ValidationError {
  * An item this key's create already wrote: it must carry this request's hash, or the key was
  * reused with another request (422).
  */
-export function assertSameRequest(item: Record<string, unknown>, create: IdempotentCreate): void {
+export function assertSameRequest(
+  item: Readonly<Record<string, unknown>> | { readonly [REQUEST_HASH_ATTRIBUTE]?: string },
+  create: IdempotentCreate,
+): void {
   if (item[REQUEST_HASH_ATTRIBUTE] !== create.requestHash) throw keyReusedError();
 }
