@@ -3,6 +3,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
+import { carriesBytesFields, type GalleryBytesFields } from '#lib/media/owner-pointers.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -61,10 +62,16 @@ export async function listGallery(query: {
   };
 }
 
-export async function findGalleryPhoto(photoId: string): Promise<GalleryPhoto> {
+/**
+ * What answering for the bytes of the gallery photo with this id reads, or a 404: its owner pointer
+ * alone (one GetItem), or the photo item too for a pointer written before pointers carried those
+ * fields.
+ */
+export async function findGalleryPhoto(photoId: string): Promise<GalleryBytesFields> {
   const { Item: owner } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.galleryPhotoOwner(photoId) }),
   );
+  if (owner && carriesBytesFields(owner)) return withoutKeys(owner) as unknown as GalleryBytesFields;
   const photo = owner
     ? (
         await dynamo.send(

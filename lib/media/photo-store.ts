@@ -4,6 +4,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys, withoutKeys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
+import { carriesBytesFields, type PhotoBytesFields } from '#lib/media/owner-pointers.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -32,11 +33,16 @@ export interface PhotoItem {
   updated_at: string;
 }
 
-/** The photo with this id, in whichever business owns it, or a 404. */
-export async function findPhoto(photoId: string): Promise<PhotoItem> {
+/**
+ * What answering for the bytes of the photo with this id reads, in whichever business owns it, or a
+ * 404: its owner pointer alone (one GetItem), or the photo item too for a pointer written before
+ * pointers carried those fields.
+ */
+export async function findPhoto(photoId: string): Promise<PhotoBytesFields> {
   const { Item: owner } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.photoOwner(photoId) }),
   );
+  if (owner && carriesBytesFields(owner)) return storedPhoto(owner);
   const photo = owner
     ? (
         await dynamo.send(
