@@ -156,7 +156,10 @@ export const keys = {
     gsi1pk: `${businessPartition(businessId)}#PHOTOS`,
     gsi1sk: `${updatedAt}#${photoId}`,
   }),
-  /** Which business a photo id belongs to (the bytes and usages paths name only the photo). */
+  /**
+   * Which business a photo id belongs to, with what its bytes answer reads (the bytes and usages
+   * paths name only the photo; lib/media/owner-pointers.ts).
+   */
   photoOwner: (photoId: string): ItemKey => ({ pk: `PHOTO#${photoId}`, sk: 'OWNER' }),
   /**
    * A record that references a photo, beside the photo's owner pointer: the photo's usages are
@@ -190,7 +193,10 @@ export const keys = {
     gsi1pk: 'GALLERY_PHOTOS',
     gsi1sk: `${industryId}#${photoId}`,
   }),
-  /** Which industry a gallery photo id belongs to (the bytes path names only the photo). */
+  /**
+   * Which industry a gallery photo id belongs to, with what its bytes answer reads (the bytes path
+   * names only the photo; lib/media/owner-pointers.ts).
+   */
   galleryPhotoOwner: (photoId: string): ItemKey => ({ pk: `GALLERY_PHOTO#${photoId}`, sk: 'OWNER' }),
 } as const;
 

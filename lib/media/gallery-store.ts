@@ -4,6 +4,8 @@ import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts
 import { keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
+import { carriesBytesFields, type GalleryBytesFields, galleryBytesMask } from '#lib/media/owner-pointers.ts';
+import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -23,7 +25,7 @@ export interface GalleryPhoto {
   created_at: string;
 }
 
-const galleryPhotoItem = storedItem<GalleryPhoto>('gallery photo', () =>
+const galleryPhotoSchema = once(() =>
   z.object({
     id: z.string(),
     industry_id: z.string(),
@@ -35,6 +37,11 @@ const galleryPhotoItem = storedItem<GalleryPhoto>('gallery photo', () =>
     alt_text: z.nullable(z.string()),
     created_at: z.string(),
   }),
+);
+const galleryPhotoItem = storedItem<GalleryPhoto>('gallery photo', galleryPhotoSchema);
+/** The owner pointer as it is written now: the gallery photo's bytes fields (owner-pointers.ts). */
+const galleryPointer = storedItem<GalleryBytesFields>('gallery photo owner pointer', () =>
+  z.pick(galleryPhotoSchema(), galleryBytesMask),
 );
 
 /** Gallery photos of one industry, or of all (by industry, then id), a page per Query. */
@@ -76,10 +83,16 @@ export async function listGallery(query: {
   };
 }
 
-export async function findGalleryPhoto(photoId: string): Promise<GalleryPhoto> {
+/**
+ * What answering for the bytes of the gallery photo with this id reads, or a 404: its owner pointer
+ * alone (one GetItem), or the photo item too for a pointer written before pointers carried those
+ * fields.
+ */
+export async function findGalleryPhoto(photoId: string): Promise<GalleryBytesFields> {
   const { Item: owner } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.galleryPhotoOwner(photoId) }),
   );
+  if (owner && carriesBytesFields(owner)) return galleryPointer.fromItem(owner);
   const photo = owner
     ? (
         await dynamo.send(

@@ -7,6 +7,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { GalleryPhoto } from '#lib/media/gallery-store.ts';
+import { galleryPointerItem } from '#lib/media/owner-pointers.ts';
 import { galleryObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 
 export async function addGalleryPhoto(input: {
@@ -46,7 +47,7 @@ export async function addGalleryPhoto(input: {
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.galleryPhotoOwner(photo.id), industry_id: photo.industry_id },
+              Item: galleryPointerItem(photo),
             },
           },
         ],

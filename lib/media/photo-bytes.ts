@@ -3,9 +3,8 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GoneError, NotFoundError, ServiceUnavailableError } from '#lib/http/errors.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
-import type { GalleryPhoto } from '#lib/media/gallery-store.ts';
 import { inlineLimitBytes, PAYLOAD_CEILING_BYTES } from '#lib/media/inline-limit.ts';
-import type { PhotoItem } from '#lib/media/photo-store.ts';
+import type { GalleryBytesFields, PhotoBytesFields } from '#lib/media/owner-pointers.ts';
 import { SafeFetchError, safeFetch } from '#lib/net/safe-fetch.ts';
 import { galleryObjectKey, photoObjectKey, photosBucket, s3 } from '#lib/storage/photo-bucket.ts';
 
@@ -26,7 +25,10 @@ interface StoredObject {
  * expired → 410; live ones are fetched through the SSRF guard and always come inline, up to the
  * payload ceiling (there is no S3 object to redirect to).
  */
-export async function photoBytes(photo: PhotoItem, ifNoneMatch: string | undefined): Promise<HandlerOutput> {
+export async function photoBytes(
+  photo: PhotoBytesFields,
+  ifNoneMatch: string | undefined,
+): Promise<HandlerOutput> {
   if (photo.deleted_at) throw new NotFoundError(`Photo ${photo.id} was deleted`);
   if (photo.photo_source === 'external' && photo.external_url) {
     if (photo.external_expires_at && Date.parse(photo.external_expires_at) <= Date.now()) {
@@ -46,7 +48,10 @@ export async function photoBytes(photo: PhotoItem, ifNoneMatch: string | undefin
   );
 }
 
-export function galleryBytes(photo: GalleryPhoto, ifNoneMatch: string | undefined): Promise<HandlerOutput> {
+export function galleryBytes(
+  photo: GalleryBytesFields,
+  ifNoneMatch: string | undefined,
+): Promise<HandlerOutput> {
   return storedBytes(
     {
       objectKey: galleryObjectKey(photo.industry_id, photo.id),
@@ -71,7 +76,10 @@ async function storedBytes(object: StoredObject, ifNoneMatch: string | undefined
   return binary(bytes, object.contentType, etag);
 }
 
-async function externalBytes(photo: PhotoItem, ifNoneMatch: string | undefined): Promise<HandlerOutput> {
+async function externalBytes(
+  photo: PhotoBytesFields,
+  ifNoneMatch: string | undefined,
+): Promise<HandlerOutput> {
   let fetched: Awaited<ReturnType<typeof safeFetch>>;
   try {
     fetched = await safeFetch(String(photo.external_url), {

@@ -5,6 +5,8 @@ import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts
 import { keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
+import { carriesBytesFields, type PhotoBytesFields, photoBytesMask } from '#lib/media/owner-pointers.ts';
+import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -34,7 +36,7 @@ export interface PhotoItem {
 }
 
 /** A photo's item; deleted_at is absent while it is live (the feed filters on that) and null here. */
-const photoItem = storedItem<PhotoItem>('photo', () =>
+const photoSchema = once(() =>
   z.object({
     id: z.string(),
     business_id: z.string(),
@@ -53,12 +55,22 @@ const photoItem = storedItem<PhotoItem>('photo', () =>
     updated_at: z.string(),
   }),
 );
+const photoItem = storedItem<PhotoItem>('photo', photoSchema);
+/** The owner pointer as it is written now: the photo item's bytes fields (owner-pointers.ts). */
+const photoPointer = storedItem<PhotoBytesFields>('photo owner pointer', () =>
+  z.pick(photoSchema(), photoBytesMask),
+);
 
-/** The photo with this id, in whichever business owns it, or a 404. */
-export async function findPhoto(photoId: string): Promise<PhotoItem> {
+/**
+ * What answering for the bytes of the photo with this id reads, in whichever business owns it, or a
+ * 404: its owner pointer alone (one GetItem), or the photo item too for a pointer written before
+ * pointers carried those fields.
+ */
+export async function findPhoto(photoId: string): Promise<PhotoBytesFields> {
   const { Item: owner } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.photoOwner(photoId) }),
   );
+  if (owner && carriesBytesFields(owner)) return photoPointer.fromItem(owner);
   const photo = owner
     ? (
         await dynamo.send(

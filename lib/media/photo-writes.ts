@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { photoPointerItem } from '#lib/media/owner-pointers.ts';
 import type { PhotoItem } from '#lib/media/photo-store.ts';
 import { photoObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
 
@@ -62,7 +63,10 @@ export async function addPhoto(input: NewPhoto, extraItems: TransactItem[] = [])
   return photo;
 }
 
-/** The transaction items that store a new live photo: the item, its owner pointer, the counter. */
+/**
+ * The transaction items that store a new live photo: the item, its owner pointer (with the fields
+ * the bytes answer reads, lib/media/owner-pointers.ts), the counter.
+ */
 export function photoWrites(photo: PhotoItem): TransactItem[] {
   return [
     {
@@ -80,7 +84,7 @@ export function photoWrites(photo: PhotoItem): TransactItem[] {
     {
       Put: {
         TableName: tableName,
-        Item: { ...keys.photoOwner(photo.id), business_id: photo.business_id },
+        Item: photoPointerItem(photo),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -101,8 +105,8 @@ const gsiValues = (businessId: string) => {
 };
 
 /**
- * Mark a photo deleted: it moves to the end of the change feed, and the business leaves the
- * businesses-with-photos list when its last live photo goes.
+ * Mark a photo and its owner pointer deleted: it moves to the end of the change feed, and the
+ * business leaves the businesses-with-photos list when its last live photo goes.
  */
 export async function deletePhoto(businessId: string, photoId: string): Promise<void> {
   const now = new Date().toISOString();
@@ -119,6 +123,16 @@ export async function deletePhoto(businessId: string, photoId: string): Promise<
               ':now': now,
               ':feed': keys.photoFeed(businessId, now, photoId).gsi1sk,
             },
+          },
+        },
+        {
+          // The pointer says so too: the bytes path reads only the pointer.
+          Update: {
+            TableName: tableName,
+            Key: keys.photoOwner(photoId),
+            UpdateExpression: 'SET deleted_at = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': now },
           },
         },
         {

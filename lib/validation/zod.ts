@@ -45,6 +45,7 @@ export {
   object,
   optional,
   partial,
+  pick,
   pipe,
   record,
   refine,
