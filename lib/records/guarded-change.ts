@@ -4,12 +4,11 @@
  */
 import { commitPlanWithRetry } from '#lib/records/commit.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import type { PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
 import { readForWrite } from '#lib/records/record-reads.ts';
 import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
 import { recordView } from '#lib/records/record-view.ts';
 import { findReferrers } from '#lib/records/references.ts';
-import { planWrite } from '#lib/records/write-plan.ts';
+import { type PlannedWrite, planWrite, type TransactItem } from '#lib/records/write-plan.ts';
 
 /** What to do with a record, decided from its current state (undefined when it does not exist). */
 export type Decision =

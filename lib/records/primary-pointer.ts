@@ -8,8 +8,8 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EntityName, PrimaryRule } from '#lib/records/entities.ts';
 import { historyItem } from '#lib/records/history.ts';
-import type { AddAction } from '#lib/records/planned-write.ts';
 import type { Actor, RecordFields, StoredItem } from '#lib/records/record-types.ts';
+import type { AddAction } from '#lib/records/write-plan.ts';
 
 /** The id of the business's primary record, or null when none is. */
 export async function readPrimaryPointer(rule: PrimaryRule, businessId: string): Promise<string | null> {
