@@ -5,8 +5,13 @@
 import { commitPlanWithRetry } from '#lib/records/commit.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import { readForWrite } from '#lib/records/record-reads.ts';
-import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
+import {
+  type Actor,
+  type RecordFields,
+  type RecordView,
+  recordView,
+  type StoredItem,
+} from '#lib/records/record-types.ts';
 import { findReferrers } from '#lib/records/references.ts';
 import { type PlannedWrite, planWrite, type TransactItem } from '#lib/records/write-plan.ts';
 

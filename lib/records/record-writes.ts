@@ -22,11 +22,11 @@ import { readForWrite } from '#lib/records/record-reads.ts';
 import {
   type RecordFields,
   type RecordView,
+  recordView,
   type StoredItem,
   VersionConflictError,
   type WriteOptions,
 } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
 import { findReferrers } from '#lib/records/references.ts';
 import { planWrite } from '#lib/records/write-plan.ts';
 

@@ -15,10 +15,10 @@ import {
   MAX_RECORDS_PER_ENTITY,
   type RecordFields,
   type RecordView,
+  recordView,
   type StoredItem,
   type WriteOptions,
 } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
 import { planReferences } from '#lib/records/references.ts';
 
 /** What each action of a transaction is for, to explain a cancellation. */
