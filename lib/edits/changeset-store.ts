@@ -8,8 +8,8 @@ import { queryAll } from '#lib/db/query-all.ts';
 import type { TransactUnit } from '#lib/db/transact-batches.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { sameValue } from '#lib/records/merge-patch.ts';
 import { type RecordFields, recordView } from '#lib/records/record-types.ts';
+import { sameValue } from '#lib/records/writes/merge-patch.ts';
 
 /**
  * Changesets: proposed changes staged in a session, ticked or unticked one by one,

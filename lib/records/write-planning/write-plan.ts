@@ -8,9 +8,6 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { historyEntry } from '#lib/records/history.ts';
-import { planPhotoUsages } from '#lib/records/photo-usages.ts';
-import { planPrimary } from '#lib/records/primary-pointer.ts';
 import {
   MAX_RECORDS_PER_ENTITY,
   type RecordFields,
@@ -19,7 +16,10 @@ import {
   type StoredItem,
   type WriteOptions,
 } from '#lib/records/record-types.ts';
-import { planReferences } from '#lib/records/references.ts';
+import { historyEntry } from '#lib/records/write-planning/history.ts';
+import { planPhotoUsages } from '#lib/records/write-planning/photo-usages.ts';
+import { planPrimary } from '#lib/records/write-planning/primary-pointer.ts';
+import { planReferences } from '#lib/records/write-planning/references.ts';
 
 /** What each action of a transaction is for, to explain a cancellation. */
 export type ActionRole =

@@ -3,7 +3,7 @@ import type { AgentPrincipal } from '#lib/auth/principal.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { getRecord, listMembers } from '#lib/records/record-reads.ts';
+import { getRecord, listMembers } from '#lib/records/reads/record-reads.ts';
 import type { Actor, RecordFields, RecordView } from '#lib/records/record-types.ts';
 import {
   createRecord,
@@ -11,7 +11,7 @@ import {
   patchRecord,
   replaceRecord,
   setMembers,
-} from '#lib/records/record-writes.ts';
+} from '#lib/records/writes/record-writes.ts';
 
 /**
  * The agent API's side of the records domain: check the agent key's business and scope, call the

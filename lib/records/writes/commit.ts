@@ -13,7 +13,7 @@ import {
   type ValidationIssue,
 } from '#lib/http/errors.ts';
 import { MAX_RECORDS_PER_ENTITY, type RecordView, VersionConflictError } from '#lib/records/record-types.ts';
-import type { PlannedWrite } from '#lib/records/write-plan.ts';
+import type { PlannedWrite } from '#lib/records/write-planning/write-plan.ts';
 
 const MAX_WRITE_ATTEMPTS = 100;
 
