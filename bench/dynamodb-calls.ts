@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RouteDefinition } from '#lib/http/route.ts';
 import { agentEntities, type EntityName, entities } from '#lib/records/entities.ts';
 import { agentRoutes } from '#lib/routes/agent.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
@@ -17,6 +18,9 @@ export interface CallRow {
   ms: number;
 }
 
+/** By string: the ids below are spelt at run time from each entity's name, as routesFor spells them. */
+const routesById: Record<string, RouteDefinition | undefined> = agentRoutes;
+
 /**
  * Run every agent operation once through the harness (create → get → list → replace → update →
  * members → delete) and read the DynamoDB usage the harness reports for each request.
@@ -26,7 +30,7 @@ export async function measureAgentCalls(harness: HarnessInfo): Promise<CallRow[]
   if (!business) throw new Error('no demo business');
   const rows: CallRow[] = [];
   const call = async (operationId: string, path: string, json?: unknown) => {
-    const route = agentRoutes[operationId];
+    const route = routesById[operationId];
     if (!route) throw new Error(`no route ${operationId}`);
     await warmUp(route.method, path, json);
     const started = performance.now();

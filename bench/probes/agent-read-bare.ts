@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { HttpError } from '#lib/http/errors.ts';
 import { parseRequestPart } from '#lib/http/validation.ts';
-import { getAgentRecord } from '#lib/records/agent-operations.ts';
+import { getAgentRecord } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
 /**

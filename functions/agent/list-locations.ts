@@ -1,6 +1,6 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { listAgentRecords } from '#lib/records/agent-list.ts';
+import { listAgentRecords } from '#lib/records/agent/list.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
 export const handler = httpHandler(agentRoute('listLocations'), agentAuth, (input) =>

@@ -1,6 +1,6 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { replaceAgentRecord } from '#lib/records/agent-operations.ts';
+import { replaceAgentRecord } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
 export const handler = httpHandler(agentRoute('replaceService'), agentAuth, (input) =>

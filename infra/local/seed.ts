@@ -6,7 +6,7 @@ import { createBusiness, putMember } from '#lib/businesses/business-store.ts';
 import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
 import { addPhoto, deletePhoto } from '#lib/media/photo-writes.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
-import { createRecord, patchRecord, setMembers } from '#lib/records/record-writes.ts';
+import { createRecord, patchRecord, setMembers } from '#lib/records/writes/record-writes.ts';
 import { png, TINY_JPEG, TINY_WEBP } from './demo-images.ts';
 import { localUserId } from './dev-issuer.ts';
 

@@ -5,9 +5,9 @@ import type { MemberRole } from '#lib/auth/business-access.ts';
 import { memberItem, putWhileBusinessExists } from '#lib/businesses/member-item.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import { completeFields } from '#lib/records/complete-fields.ts';
 import type { Actor } from '#lib/records/record-types.ts';
-import { planWrite } from '#lib/records/write-plan.ts';
+import { planWrite } from '#lib/records/write-planning/write-plan.ts';
+import { completeFields } from '#lib/records/writes/complete-fields.ts';
 
 /** The actor of what the platform provisions itself (`npm run business -- create`). */
 const PLATFORM_ACTOR: Actor = { type: 'user', id: 'platform' };

@@ -2,9 +2,9 @@
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { fieldsOf, type Header, type Item, itemGuard, movedFields } from '#lib/edits/changeset-store.ts';
 import { type ItemWrite, writeChangeset } from '#lib/edits/changeset-writes.ts';
-import { mergeIntoRecord, newRecordFields } from '#lib/records/complete-fields.ts';
-import type { Decision } from '#lib/records/guarded-change.ts';
 import type { Actor, RecordFields, RecordView } from '#lib/records/record-types.ts';
+import { mergeIntoRecord, newRecordFields } from '#lib/records/writes/complete-fields.ts';
+import type { Decision } from '#lib/records/writes/guarded-change.ts';
 
 /** Ticked items are written, unticked ones skipped; see changeset-writes.ts for the steps. */
 export function applyChangeset(user: EditsPrincipal, changesetId: string) {

@@ -10,9 +10,8 @@ import type { TransactUnit } from '#lib/db/transact-batches.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import { REQUEST_HASH_ATTRIBUTE } from '#lib/http/idempotency/keyed-create.ts';
 import { ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
-import { sameValue } from '#lib/records/merge-patch.ts';
-import type { RecordFields } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
+import { type RecordFields, recordView } from '#lib/records/record-types.ts';
+import { sameValue } from '#lib/records/writes/merge-patch.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**

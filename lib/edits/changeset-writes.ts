@@ -44,8 +44,12 @@ import { ConflictError } from '#lib/http/errors.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { entities } from '#lib/records/entities.ts';
-import { applyGuardedChange, type GuardedChange, planGuardedChange } from '#lib/records/guarded-change.ts';
 import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
+import {
+  applyGuardedChange,
+  type GuardedChange,
+  planGuardedChange,
+} from '#lib/records/writes/guarded-change.ts';
 
 /** What one item of the changeset does: write its record, or only take a status. */
 export type ItemWrite = { change: GuardedChange; written(record: RecordView): void } | { settle: ItemStatus };

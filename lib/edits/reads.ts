@@ -4,7 +4,7 @@ import { businessSummary } from '#lib/edits/business-summary.ts';
 import { useSessionAlongside } from '#lib/edits/sessions.ts';
 import { buildSnapshot } from '#lib/edits/snapshot.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import { getRecord } from '#lib/records/record-reads.ts';
+import { getRecord } from '#lib/records/reads/record-reads.ts';
 
 /**
  * The edits API's reads, each with its access rule, as one function: the HTTP handlers and the

@@ -2,10 +2,10 @@
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { itemGuard, movedFields } from '#lib/edits/changeset-store.ts';
 import { writeChangeset } from '#lib/edits/changeset-writes.ts';
-import { setIntoRecord } from '#lib/records/complete-fields.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import type { Decision } from '#lib/records/guarded-change.ts';
 import type { RecordView } from '#lib/records/record-types.ts';
+import { setIntoRecord } from '#lib/records/writes/complete-fields.ts';
+import type { Decision } from '#lib/records/writes/guarded-change.ts';
 
 /** Applied items are taken back newest first, where what they wrote still stands; see changeset-writes.ts. */
 export function revertChangeset(user: EditsPrincipal, changesetId: string) {

@@ -2,8 +2,7 @@ import { tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { agentEntities, ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
-import type { RecordFields } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
+import { type RecordFields, recordView } from '#lib/records/record-types.ts';
 
 /**
  * Everything the business has, from one Query of its partition (followed across pages past 1 MB):

@@ -15,10 +15,10 @@ import {
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotency/keyed-create.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
-import { mergeIntoRecord } from '#lib/records/complete-fields.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
 import type { RecordFields } from '#lib/records/record-types.ts';
 import { schemasOf } from '#lib/records/schemas.ts';
+import { mergeIntoRecord } from '#lib/records/writes/complete-fields.ts';
 
 export interface StagedItemInput {
   entity: EntityName;

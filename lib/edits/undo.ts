@@ -8,7 +8,7 @@ import { actorOf } from '#lib/edits/actor.ts';
 import { undoDecision } from '#lib/edits/revert.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import { applyGuardedChange } from '#lib/records/guarded-change.ts';
+import { applyGuardedChange } from '#lib/records/writes/guarded-change.ts';
 
 /**
  * Undo one Change History entry of a business the caller holds, only if what it wrote still stands. The undo is itself a new

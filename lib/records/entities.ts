@@ -96,7 +96,26 @@ const catalogueFields: Record<string, FieldSpec> = {
   is_active: { schema: t.boolean, default: true },
 };
 
-export const entities: Record<EntityName, EntityDefinition> = {
+/**
+ * What the types know of each entity, beyond EntityDefinition: whether the agent API reaches it
+ * (it has a collection) and which entity its member list holds. The definitions below must agree
+ * (the compiler holds them to it), and the agent API's operation ids are derived from it.
+ */
+interface EntityShapes {
+  profile: { collection?: undefined; members?: undefined };
+  faq: AgentReached;
+  job_posting: AgentReached;
+  location: AgentReached;
+  package: AgentReached<'service_item'>;
+  service_item: AgentReached<'service'>;
+  service: AgentReached;
+  team_member: AgentReached;
+}
+type AgentReached<Member extends EntityName | undefined = undefined> = {
+  collection: string;
+} & (Member extends EntityName ? { members: MemberSpec & { entity: Member } } : { members?: undefined });
+
+export const entities: { [E in EntityName]: EntityDefinition & EntityShapes[E] } = {
   profile: {
     name: 'profile',
     title: 'business profile',
@@ -246,8 +265,20 @@ export const entities: Record<EntityName, EntityDefinition> = {
   },
 };
 
+/** The entities with an agent API collection (every one but the profile), as a type. */
+export type AgentEntityName = {
+  [E in EntityName]: EntityShapes[E] extends { collection: string } ? E : never;
+}[EntityName];
+
+/** The entity whose records an entity's member list holds; never when it has no members. */
+export type MemberEntityOf<E extends EntityName> = EntityShapes[E] extends {
+  members: { entity: infer Member extends EntityName };
+}
+  ? Member
+  : never;
+
 /** Entities with agent API collections, in the order of the spec's table. */
-export const agentEntities = ENTITY_NAMES.map((name) => entities[name]).filter(
+export const agentEntities = ENTITY_NAMES.map((name): EntityDefinition => entities[name]).filter(
   (definition): definition is EntityDefinition & { collection: string; idParam: string } =>
     definition.collection !== undefined,
 );

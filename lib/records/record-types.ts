@@ -1,6 +1,9 @@
-/** The records domain's shared vocabulary: who writes, what a record looks like, its limits, its 409. */
+/**
+ * The records domain's shared vocabulary: who writes, what a record looks like (and the API's view
+ * of a stored one), its limits, its 409.
+ */
 import { HttpError } from '#lib/http/errors.ts';
-import type { EntityName } from '#lib/records/entities.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
 
 export interface Actor {
   type: 'user' | 'agent' | 'assistant';
@@ -20,6 +23,22 @@ export type RecordView = RecordFields & {
 };
 
 export type StoredItem = RecordView & { ref_count?: number; entity: EntityName };
+
+/** The API's view of a stored record: server fields first, then the entity's fields in order. */
+export function recordView(item: RecordFields): RecordView {
+  const definition = entities[item.entity as EntityName];
+  const view: RecordFields = {
+    id: item.id,
+    business_id: item.business_id,
+    version: item.version,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+    updated_by: item.updated_by,
+  };
+  for (const field of Object.keys(definition.fields)) view[field] = item[field] ?? null;
+  if (definition.members) view[definition.members.field] = item[definition.members.field] ?? [];
+  return view as RecordView;
+}
 
 export const MAX_RECORDS_PER_ENTITY = 500;
 

@@ -1,9 +1,17 @@
 import { BusinessPathParams } from '#lib/http/common-schemas.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { agentEntities, type EntityDefinition, type EntityName, entities } from '#lib/records/entities.ts';
+import {
+  type AgentEntityName,
+  agentEntities,
+  type EntityDefinition,
+  type EntityName,
+  entities,
+  type MemberEntityOf,
+} from '#lib/records/entities.ts';
 import { membersBodySchema, schemasOf } from '#lib/records/schemas.ts';
 import { lazyRow } from '#lib/routes/lazy-row.ts';
 import { once } from '#lib/validation/lazy.ts';
+import type * as zt from '#lib/validation/zod.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -207,12 +215,71 @@ function routesFor(
   return routes;
 }
 
-export const agentRoutes: Record<string, RouteDefinition> = Object.fromEntries(
-  agentEntities.flatMap(routesFor).map((route) => [route.operationId, route]),
-);
+/** The type-level twins of `pascal` and `plural` above, to spell operation ids as routesFor does. */
+type Pascal<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Capitalize<Head>}${Pascal<Tail>}`
+  : Capitalize<S>;
+type Plural<S extends string> = S extends `${infer Stem}y` ? `${Stem}ies` : `${S}s`;
 
-/** The route of one agent operation; throws at load time if the name is wrong. */
-export function agentRoute(operationId: string): RouteDefinition {
+/** A row of the agent API whose request parts are these schemas, so its handler's input is typed. */
+type AgentRoute<Request extends RouteDefinition['request']> = Omit<RouteDefinition, 'request'> & {
+  readonly request: Request;
+};
+type Params = typeof BusinessPathParams;
+type ItemParams = ReturnType<typeof itemParams>;
+type IfMatch = ReturnType<typeof IfMatchHeaders>;
+type Body = zt.ZodObject;
+type MembersOwner = {
+  [E in AgentEntityName]: [MemberEntityOf<E>] extends [never] ? never : E;
+}[AgentEntityName];
+
+/**
+ * The agent routes by operation id, each id derived from the entity definitions the way
+ * `routesFor` names it (`updateService`, `listPackageServiceItems`), so a misspelt id does not
+ * compile and each route carries its own request types.
+ */
+export type AgentRoutes = {
+  [E in AgentEntityName as `list${Plural<Pascal<E>>}`]: AgentRoute<{
+    params: Params;
+    query: ReturnType<typeof ListQuery>;
+  }>;
+} & { [E in AgentEntityName as `create${Pascal<E>}`]: AgentRoute<{ params: Params; body: Body }> } & {
+  [E in AgentEntityName as `get${Pascal<E>}`]: AgentRoute<{ params: ItemParams }>;
+} & {
+  [E in AgentEntityName as `${'replace' | 'update'}${Pascal<E>}`]: AgentRoute<{
+    params: ItemParams;
+    headers: IfMatch;
+    body: Body;
+  }>;
+} & {
+  [E in AgentEntityName as `delete${Pascal<E>}`]: AgentRoute<{ params: ItemParams; headers: IfMatch }>;
+} & {
+  [E in MembersOwner as `set${Pascal<E>}${Plural<Pascal<MemberEntityOf<E>>>}`]: AgentRoute<{
+    params: ItemParams;
+    headers: IfMatch;
+    body: Body;
+  }>;
+} & {
+  [E in MembersOwner as `list${Pascal<E>}${Plural<Pascal<MemberEntityOf<E>>>}`]: AgentRoute<{
+    params: ItemParams;
+  }>;
+};
+
+export type AgentOperationId = keyof AgentRoutes;
+
+/**
+ * Every agent route by operation id. Built from the same definitions at run time; that its ids are
+ * exactly `AgentOperationId` is tested (test/unit/agent-routes.test.ts).
+ */
+export const agentRoutes = Object.fromEntries(
+  agentEntities.flatMap(routesFor).map((route) => [route.operationId, route]),
+) as AgentRoutes;
+
+/**
+ * The route of one agent operation, typed by its id: a wrong id does not compile, and one that
+ * gets past the compiler (a cast) throws at load.
+ */
+export function agentRoute<Id extends AgentOperationId>(operationId: Id): AgentRoutes[Id] {
   const route = agentRoutes[operationId];
   if (!route) throw new Error(`No agent route ${operationId}`);
   return route;

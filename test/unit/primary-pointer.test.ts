@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { keys } from '#lib/db/keys.ts';
 import { entities, type PrimaryRule } from '#lib/records/entities.ts';
-import type { ActionRole, TransactItem } from '#lib/records/planned-write.ts';
-import { planPrimary } from '#lib/records/primary-pointer.ts';
 import type { StoredItem } from '#lib/records/record-types.ts';
+import { planPrimary } from '#lib/records/write-planning/primary-pointer.ts';
+import type { ActionRole, TransactItem } from '#lib/records/write-planning/write-plan.ts';
 
 // The module reads the table name at load (its DynamoDB client); planPrimary makes no call.
 vi.hoisted(() => {

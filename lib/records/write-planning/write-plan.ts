@@ -1,23 +1,55 @@
 /**
  * Planning a write of one record as a single TransactWriteItems: the record's own items (planRecord),
- * then everything that must change with it in the same transaction (planAccompanyingItems).
+ * then everything that must change with it in the same transaction (planAccompanyingItems). The
+ * plan's shape (its actions, the role of each to explain a cancellation, what committing it
+ * yields) is here too: the planners of accompanying items add to it and the committer reads it.
  */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { historyEntry } from '#lib/records/history.ts';
-import { planPhotoUsages } from '#lib/records/photo-usages.ts';
-import type { ActionRole, AddAction, PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
-import { planPrimary } from '#lib/records/primary-pointer.ts';
 import {
   MAX_RECORDS_PER_ENTITY,
   type RecordFields,
   type RecordView,
+  recordView,
   type StoredItem,
   type WriteOptions,
 } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
-import { planReferences } from '#lib/records/references.ts';
+import { historyEntry } from '#lib/records/write-planning/history.ts';
+import { planPhotoUsages } from '#lib/records/write-planning/photo-usages.ts';
+import { planPrimary } from '#lib/records/write-planning/primary-pointer.ts';
+import { planReferences } from '#lib/records/write-planning/references.ts';
+
+/** What each action of a transaction is for, to explain a cancellation. */
+export type ActionRole =
+  | { kind: 'record' }
+  | { kind: 'business' }
+  | { kind: 'count' }
+  | { kind: 'reference'; field: string; index?: number; target: string }
+  | { kind: 'unreference' }
+  /** A photo's reverse reference to the record (unconditional). */
+  | { kind: 'usage' }
+  | { kind: 'primary' }
+  | { kind: 'history' }
+  /** A caller's condition on another item (a changeset item still staged, an entry not undone). */
+  | { kind: 'guard'; message: string };
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Appends one action, with its role, to the transaction being planned. */
+export type AddAction = (role: ActionRole, item: TransactItem) => void;
+
+export interface PlannedWrite {
+  input: TransactWriteCommandInput;
+  roles: ActionRole[];
+  result: RecordView;
+  /** Id of the Change History entry this write records. */
+  historyId: string;
+  /** Whether a failed record condition may be retried (false when the caller sent If-Match). */
+  retryVersionConflicts: boolean;
+  currentVersion: number | undefined;
+}
 
 export interface PlanInput {
   entity: EntityName;

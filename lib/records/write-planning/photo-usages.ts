@@ -7,8 +7,8 @@
 import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import type { AddAction } from '#lib/records/planned-write.ts';
 import type { RecordFields } from '#lib/records/record-types.ts';
+import type { AddAction } from '#lib/records/write-planning/write-plan.ts';
 
 /** The photo ids a record references, each with the fields that hold it. */
 function photoFields(entity: EntityName, fields: RecordFields | undefined): Map<string, string[]> {

@@ -2,14 +2,19 @@
  * Guarded changes for the edits API's apply, revert and undo: write one record only if its current
  * state still allows it, atomically with the Change History entry and the caller's guards.
  */
-import { commitPlanWithRetry } from '#lib/records/commit.ts';
+
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import type { PlannedWrite, TransactItem } from '#lib/records/planned-write.ts';
-import { readForWrite } from '#lib/records/record-reads.ts';
-import type { Actor, RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
-import { findReferrers } from '#lib/records/references.ts';
-import { planWrite } from '#lib/records/write-plan.ts';
+import { readForWrite } from '#lib/records/reads/record-reads.ts';
+import {
+  type Actor,
+  type RecordFields,
+  type RecordView,
+  recordView,
+  type StoredItem,
+} from '#lib/records/record-types.ts';
+import { findReferrers } from '#lib/records/write-planning/references.ts';
+import { type PlannedWrite, planWrite, type TransactItem } from '#lib/records/write-planning/write-plan.ts';
+import { commitPlanWithRetry } from '#lib/records/writes/commit.ts';
 
 /** What to do with a record, decided from its current state (undefined when it does not exist). */
 export type Decision =

@@ -6,8 +6,8 @@ import { tableName } from '#lib/db/client.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { type EntityName, entities, referencesTo } from '#lib/records/entities.ts';
-import type { AddAction } from '#lib/records/planned-write.ts';
 import type { RecordFields, StoredItem } from '#lib/records/record-types.ts';
+import type { AddAction } from '#lib/records/write-planning/write-plan.ts';
 
 /** Records of this business that reference `recordId` (for the 409 of a refused delete). */
 export async function findReferrers(

@@ -5,9 +5,9 @@
 import { ValidationError } from '#lib/http/errors.ts';
 import { toValidationIssues } from '#lib/http/validation.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { applyMergePatch } from '#lib/records/merge-patch.ts';
 import type { RecordFields } from '#lib/records/record-types.ts';
 import { schemasOf } from '#lib/records/schemas.ts';
+import { applyMergePatch } from '#lib/records/writes/merge-patch.ts';
 
 /** Every writable field present: the ones not sent take their default, or null. */
 export function completeFields(entity: EntityName, body: RecordFields): RecordFields {

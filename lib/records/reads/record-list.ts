@@ -3,8 +3,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import type { RecordView, StoredItem } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
+import { type RecordView, recordView, type StoredItem } from '#lib/records/record-types.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**

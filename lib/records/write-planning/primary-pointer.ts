@@ -1,5 +1,5 @@
 /**
- * An entity's primary rule (entities.ts): at most one primary record per business, named by a
+ * An entity's primary rule (lib/records/entities.ts): at most one primary record per business, named by a
  * pointer item. The pointer's read, and the transaction items (and history entry of a demoted
  * record) that keep it in step with writes.
  */
@@ -7,9 +7,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EntityName, PrimaryRule } from '#lib/records/entities.ts';
-import { historyItem } from '#lib/records/history.ts';
-import type { AddAction } from '#lib/records/planned-write.ts';
 import type { Actor, RecordFields, StoredItem } from '#lib/records/record-types.ts';
+import { historyItem } from '#lib/records/write-planning/history.ts';
+import type { AddAction } from '#lib/records/write-planning/write-plan.ts';
 
 /** The id of the business's primary record, or null when none is. */
 export async function readPrimaryPointer(rule: PrimaryRule, businessId: string): Promise<string | null> {

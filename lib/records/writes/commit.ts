@@ -12,8 +12,8 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '#lib/http/errors.ts';
-import type { PlannedWrite } from '#lib/records/planned-write.ts';
 import { MAX_RECORDS_PER_ENTITY, type RecordView, VersionConflictError } from '#lib/records/record-types.ts';
+import type { PlannedWrite } from '#lib/records/write-planning/write-plan.ts';
 
 const MAX_WRITE_ATTEMPTS = 100;
 

@@ -9,26 +9,26 @@ import {
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotency/keyed-create.ts';
-import { commitWithRetry } from '#lib/records/commit.ts';
+import { type EntityName, entities } from '#lib/records/entities.ts';
+import { readForWrite } from '#lib/records/reads/record-reads.ts';
+import {
+  type RecordFields,
+  type RecordView,
+  recordView,
+  type StoredItem,
+  VersionConflictError,
+  type WriteOptions,
+} from '#lib/records/record-types.ts';
+import { readPrimaryPointer } from '#lib/records/write-planning/primary-pointer.ts';
+import { findReferrers } from '#lib/records/write-planning/references.ts';
+import { planWrite } from '#lib/records/write-planning/write-plan.ts';
+import { commitWithRetry } from '#lib/records/writes/commit.ts';
 import {
   completeFields,
   memberFieldOf,
   mergeIntoRecord,
   writableFieldsOf,
-} from '#lib/records/complete-fields.ts';
-import { type EntityName, entities } from '#lib/records/entities.ts';
-import { readPrimaryPointer } from '#lib/records/primary-pointer.ts';
-import { readForWrite } from '#lib/records/record-reads.ts';
-import {
-  type RecordFields,
-  type RecordView,
-  type StoredItem,
-  VersionConflictError,
-  type WriteOptions,
-} from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
-import { findReferrers } from '#lib/records/references.ts';
-import { planWrite } from '#lib/records/write-plan.ts';
+} from '#lib/records/writes/complete-fields.ts';
 
 /**
  * Create a record. With `idempotentCreate` (the request carried an Idempotency-Key) its id is the

@@ -10,9 +10,13 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { pointedAt } from '#lib/records/primary-pointer.ts';
-import type { RecordFields, RecordView, StoredItem } from '#lib/records/record-types.ts';
-import { recordView } from '#lib/records/record-view.ts';
+import {
+  type RecordFields,
+  type RecordView,
+  recordView,
+  type StoredItem,
+} from '#lib/records/record-types.ts';
+import { pointedAt } from '#lib/records/write-planning/primary-pointer.ts';
 
 export async function getRecord(
   entity: EntityName,

@@ -1,10 +1,10 @@
 /** Change History entries: what each write changed (before/after, actor, time), put in its transaction. */
 import { v7 as uuidv7 } from 'uuid';
 import { keys } from '#lib/db/keys.ts';
-import { memberFieldOf, writableFieldsOf } from '#lib/records/complete-fields.ts';
 import type { EntityName } from '#lib/records/entities.ts';
-import { sameValue } from '#lib/records/merge-patch.ts';
 import type { Actor, RecordFields, StoredItem } from '#lib/records/record-types.ts';
+import { memberFieldOf, writableFieldsOf } from '#lib/records/writes/complete-fields.ts';
+import { sameValue } from '#lib/records/writes/merge-patch.ts';
 
 export function historyEntry(
   entity: EntityName,
