@@ -1,3 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { BUNDLED_TOOL_JSON_SCHEMAS_NAME } from '#lib/mcp/tool-json-schemas.ts';
+import { mcpRoutes } from '#lib/routes/mcp.ts';
+import { ROOT_DIR } from './local/paths.ts';
+
 /**
  * How every function is bundled: by CDK for deployment and by the bench for measurement, so the
  * figures the bench prints are those of what gets deployed.
@@ -31,3 +37,33 @@ export const esbuildOptions = {
   // The AWS SDK is bundled, not taken from the runtime: pinned versions, smaller cold start.
   external: [] as string[],
 };
+
+let toolJsonSchemasText: string | undefined;
+const MAX_DEFINE_BYTES = 120 * 1024;
+
+/**
+ * What esbuild defines in one function's bundle. The tool server's gets its tools' JSON Schemas
+ * (lib/mcp/tool-json-schemas.ts), converted here from the same zod schemas at every bundling, so
+ * a tools/list at its cold start converts nothing. They are converted in a child process (once per
+ * process): the tool definitions import the table client, which reads TABLE_NAME at load.
+ */
+export function bundleDefines(entry: string): Record<string, string> {
+  if (entry !== mcpRoutes.handleMcp.handler) return {};
+  toolJsonSchemasText ??= execFileSync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT_DIR, 'infra', 'print-tool-json-schemas.ts')],
+    {
+      cwd: ROOT_DIR,
+      env: { ...process.env, TABLE_NAME: process.env.TABLE_NAME ?? 'not-read' },
+      encoding: 'utf8',
+    },
+  );
+  const value = JSON.stringify(toolJsonSchemasText);
+  // CDK passes each define to esbuild as one command-line argument, which Linux caps at 128 KiB.
+  if (value.length > MAX_DEFINE_BYTES) {
+    throw new Error(
+      `The tools' JSON Schemas take ${value.length} bytes, more than one esbuild --define argument may (${MAX_DEFINE_BYTES}): ship them as a file beside the bundle instead`,
+    );
+  }
+  return { [BUNDLED_TOOL_JSON_SCHEMAS_NAME]: value };
+}
