@@ -40,9 +40,6 @@ export function convertToolSchemas(tools: readonly ToolDefinition[]): Record<str
 /** The JSON text the bundler defines in the tool server's bundle; absent when run from source. */
 declare const BUNDLED_TOOL_JSON_SCHEMAS: string | undefined;
 
-/** The name the bundler's `define` replaces. */
-export const BUNDLED_TOOL_JSON_SCHEMAS_NAME = 'BUNDLED_TOOL_JSON_SCHEMAS';
-
 /** The tools' JSON Schemas by tool name: the bundled ones, or converted now from source. */
 export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {
   return typeof BUNDLED_TOOL_JSON_SCHEMAS === 'string'
