@@ -246,7 +246,7 @@ try {
       const apply = hundred.apply.ms.median / base;
       const revert = hundred.revert.ms.median / base;
       out(
-        `\n100 items: apply ${apply.toFixed(1)}×, revert ${revert.toFixed(1)}× one UpdateItem (median of ${hundred.apply.ms.n} runs; a figure, not a target: round trips are what holds, above).`,
+        `\n100 items: apply ${apply.toFixed(1)}×, revert ${revert.toFixed(1)}× one UpdateItem (median of ${hundred.apply.ms.n} run${hundred.apply.ms.n === 1 ? '' : 's'}; a figure, not a target: round trips are what holds, above).`,
       );
       out(
         `\nDynamoDB Local alone, warm, no delay: one TransactWriteItems of 99 conditional updates takes ${formatSpread(edits.emulatorTransaction)} ms. It runs transactions one after another, so the ~300 actions of a 100-item apply or revert cost about three of these in the emulator whatever the concurrency; in DynamoDB, transactions on different items do not wait for one another.`,
