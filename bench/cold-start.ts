@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
-import { BUNDLE_FILE, esbuildOptions } from '../infra/bundling.ts';
+import { BUNDLE_FILE, bundleDefines, esbuildOptions } from '../infra/bundling.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { type Spread, spread } from './stats.ts';
 
@@ -21,6 +21,7 @@ export async function buildBundle(
   const file = join(outDir, BUNDLE_FILE);
   const { metafile } = await build({
     ...esbuildOptions,
+    define: bundleDefines(entry),
     entryPoints: [join(ROOT_DIR, entry)],
     outfile: file,
     logLevel: 'error',
@@ -34,6 +35,8 @@ export interface ColdStart {
   importMs: number;
   invokeMs: number;
   statusCode: number | undefined;
+  /** The first call's answer body, as the function returned it. */
+  body: string | undefined;
 }
 
 // Runs in a fresh `node`: load the bundle (the Lambda init phase), then invoke it once. A
@@ -49,8 +52,8 @@ const event = JSON.parse(readFileSync(process.env.BENCH_EVENT, 'utf8'));
 const context = { functionName: 'bench', awsRequestId: crypto.randomUUID(), getRemainingTimeInMillis: () => 10000 };
 const result = await module.handler(event, context);
 const invoked = performance.now();
-process.stdout.write(JSON.stringify({ importMs: imported - started, invokeMs: invoked - imported, statusCode: result?.statusCode }));
-process.exit(0);
+// Exit once the answer is written: a pipe takes a large body in several writes.
+process.stdout.write(JSON.stringify({ importMs: imported - started, invokeMs: invoked - imported, statusCode: result?.statusCode, body: result?.body }), () => process.exit(0));
 `;
 
 /** One cold start of a bundle in a new process with the given environment. */

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { esbuildOptions } from './bundling.ts';
+import { bundleDefines, esbuildOptions } from './bundling.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
 export interface NodeFunctionProps {
@@ -67,6 +67,8 @@ export class NodeFunction extends Construct {
         sourceMap: esbuildOptions.sourcemap,
         mainFields: esbuildOptions.mainFields,
         externalModules: esbuildOptions.external,
+        // Only where this stack is bundled: a synth that skips bundling (tests) skips the work too.
+        define: Stack.of(this).bundlingRequired ? bundleDefines(props.entry) : {},
         forceDockerBundling: false,
         ...(props.afterBundling
           ? {

@@ -21,12 +21,12 @@ import {
 import type { RequestMeta } from '#lib/mcp/request-meta.ts';
 import { readReviewView, reviewViewResource } from '#lib/mcp/review-view.ts';
 import { handlePost, type McpHttpResponse } from '#lib/mcp/streamable-http.ts';
+import { toolJsonSchemas } from '#lib/mcp/tool-json-schemas.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { once } from '#lib/validation/lazy.ts';
-import { toJSONSchema } from '#lib/validation/zod.ts';
 
 /**
  * POST /mcp: the assistant tool server, MCP Streamable HTTP, stateless, one JSON response per POST
@@ -210,27 +210,27 @@ const initializeResult = (requestedVersion: string): InitializeResult => ({
 });
 
 /**
- * The tools as MCP lists them, with JSON Schemas converted from the zod schemas (zod's own
- * toJSONSchema, the input schema as input and the output schema as output, as the SDK's
- * toJsonSchemaCompat does for zod 4), in JSON Schema 2020-12, the dialect MCP defines for tool
- * schemas since 2025-11-25 (the SDK still emits draft-07, which clients that accept only 2020-12
- * refuse); shared definitions go to `$defs`. Legacy clients also get `execution`, which 2026-07-28
- * moved to the tasks extension. Each list is built on its first tools/list in a container and kept.
+ * The tools as MCP lists them, with the JSON Schemas of their zod schemas
+ * (lib/mcp/tool-json-schemas.ts). Legacy clients also get `execution`, which 2026-07-28 moved to
+ * the tasks extension. Each list is built on its first tools/list in a container and kept.
  */
-const toolEntry = (tool: ToolDefinition, execution?: Tool['execution']) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: toJSONSchema(tool.input(), { target: 'draft-2020-12', io: 'input' }) as Tool['inputSchema'],
-  annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
-  // Where the SDK puts them, so that the legacy answer stays the SDK's byte for byte.
-  ...(execution ? { execution } : {}),
-  ...(tool._meta ? { _meta: tool._meta } : {}),
-  outputSchema: toJSONSchema(tool.output(), {
-    target: 'draft-2020-12',
-    io: 'output',
-  }) as Tool['outputSchema'],
-});
+const jsonSchemas = once(() => toolJsonSchemas(tools as ToolDefinition[]));
+
+const toolEntry = (tool: ToolDefinition, execution?: Tool['execution']) => {
+  const schemas = jsonSchemas()[tool.name];
+  if (!schemas) throw new Error(`No JSON Schemas for the tool ${tool.name}`);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: schemas.inputSchema,
+    annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+    // Where the SDK puts them, so that the legacy answer stays the SDK's byte for byte.
+    ...(execution ? { execution } : {}),
+    ...(tool._meta ? { _meta: tool._meta } : {}),
+    outputSchema: schemas.outputSchema,
+  };
+};
 
 // No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
 const listTools = once(
