@@ -1,17 +1,19 @@
 import { execFile } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
-import { BUNDLE_FILE, bundleDefines, esbuildOptions } from '../infra/bundling.ts';
+import { bundleFiles, writeBundleFiles } from '../infra/bundle-files.ts';
+import { BUNDLE_FILE, esbuildOptions } from '../infra/bundling.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { type Spread, spread } from './stats.ts';
 
 const run = promisify(execFile);
 
 /**
- * Bundle one handler exactly as CDK does (infra/bundling.ts); returns the file, its size and the
+ * Bundle one handler exactly as CDK does (infra/bundling.ts), with the files its bundle carries
+ * beside it (infra/bundle-files.ts); returns the file, its size (the JS bundle's alone) and the
  * source files that ended up in it.
  */
 export async function buildBundle(
@@ -21,12 +23,12 @@ export async function buildBundle(
   const file = join(outDir, BUNDLE_FILE);
   const { metafile } = await build({
     ...esbuildOptions,
-    define: bundleDefines(entry),
     entryPoints: [join(ROOT_DIR, entry)],
     outfile: file,
     logLevel: 'error',
     metafile: true,
   });
+  await writeBundleFiles(outDir, bundleFiles(entry));
   const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(BUNDLE_FILE))?.[1];
   return { file, bytes: statSync(file).size, modules: Object.keys(output?.inputs ?? {}) };
 }
@@ -56,7 +58,10 @@ const invoked = performance.now();
 process.stdout.write(JSON.stringify({ importMs: imported - started, invokeMs: invoked - imported, statusCode: result?.statusCode, body: result?.body }), () => process.exit(0));
 `;
 
-/** One cold start of a bundle in a new process with the given environment. */
+/**
+ * One cold start of a bundle in a new process with the given environment; its directory is its
+ * LAMBDA_TASK_ROOT, as in Lambda, where it finds the files it carries.
+ */
 export async function coldStart(
   bundle: string,
   event: APIGatewayProxyEventV2 | Record<string, never>,
@@ -71,6 +76,7 @@ export async function coldStart(
     env: {
       ...inherited,
       ...env,
+      LAMBDA_TASK_ROOT: dirname(bundle),
       BENCH_BUNDLE: bundle,
       BENCH_EVENT: eventFile,
       POWERTOOLS_LOG_LEVEL: 'ERROR',

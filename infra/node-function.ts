@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { bundleDefines, esbuildOptions } from './bundling.ts';
+import { bundleFiles, writeBundleFilesCommands } from './bundle-files.ts';
+import { esbuildOptions } from './bundling.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
 export interface NodeFunctionProps {
@@ -14,8 +15,6 @@ export interface NodeFunctionProps {
   description: string;
   timeoutSeconds: number;
   environment: Record<string, string>;
-  /** Shell commands that add files beside the bundle (in `outputDir`), run after esbuild. */
-  afterBundling?: (outputDir: string) => string[];
 }
 
 /**
@@ -67,16 +66,16 @@ export class NodeFunction extends Construct {
         sourceMap: esbuildOptions.sourcemap,
         mainFields: esbuildOptions.mainFields,
         externalModules: esbuildOptions.external,
-        // Only where this stack is bundled: a synth that skips bundling (tests) skips the work too.
-        define: Stack.of(this).bundlingRequired ? bundleDefines(props.entry) : {},
         forceDockerBundling: false,
-        ...(props.afterBundling
+        // The files the function's bundle carries beside its code (infra/bundle-files.ts); hooks
+        // run only where this stack is bundled, so a synth that skips bundling skips them too.
+        ...(bundleFiles(props.entry).length > 0
           ? {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
                 afterBundling: (_inputDir: string, outputDir: string) =>
-                  props.afterBundling?.(outputDir) ?? [],
+                  writeBundleFilesCommands(props.entry, outputDir),
               },
             }
           : {}),

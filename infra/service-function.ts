@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -7,7 +6,6 @@ import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { ROOT_DIR } from './local/paths.ts';
 import { mailConfigurationSetArn, mailConfigurationSetName, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 
@@ -38,16 +36,6 @@ function functionTimeoutSeconds(route: RouteDefinition): number {
   }
   return seconds;
 }
-
-/**
- * The tool server's function carries the changeset review view (an MCP App page) beside its code,
- * built from mcp-app/ by the same Node.js and tsx that run the CDK app.
- */
-const writeReviewViewCommand = (outputDir: string) => [
-  [process.execPath, '--import', 'tsx', join(ROOT_DIR, 'mcp-app', 'write-review-view.ts'), outputDir]
-    .map((part) => JSON.stringify(part))
-    .join(' '),
-];
 
 /** Names and ARNs of the stateful resources, as the routes stack reads them (SSM parameters). */
 export interface StatefulRefs {
@@ -145,7 +133,6 @@ export class ServiceFunction extends Construct {
       description: `${route.method} ${route.path}`,
       timeoutSeconds: functionTimeoutSeconds(route),
       environment,
-      ...(route.auth === 'mcp' ? { afterBundling: writeReviewViewCommand } : {}),
     });
     this.function = fn;
     this.logGroup = logGroup;

@@ -1,16 +1,16 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin, transform } from 'esbuild';
-import { REVIEW_VIEW_FILE } from '#lib/mcp/review-view.ts';
 
 /**
  * Builds the changeset review view into one self-contained HTML page (MCP Apps: the host loads
  * the resource's text as the whole document): the script bundled for browsers with esbuild and
  * inlined, the style sheet minified and inlined, nothing loaded from anywhere. Its own
  * Content-Security-Policy allows no network, frame, form or base URL, so the view can reach the
- * service only through the host bridge, whatever the host allows. Run by the function bundling
- * (infra/node-function.ts) and by the local harness; the output is never committed.
+ * service only through the host bridge, whatever the host allows. Written beside the tool server's
+ * code at bundling, and into the local harness's task root at start (infra/bundle-files.ts); the
+ * output is never committed.
  */
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
@@ -87,12 +87,4 @@ async function buildHtml(): Promise<string> {
     '<body><main id="review" aria-live="polite"></main>',
     `<script>${script}</script></body></html>`,
   ].join('');
-}
-
-/** Writes the page where a function reads it (its directory: LAMBDA_TASK_ROOT); returns the file. */
-export async function writeReviewView(directory: string): Promise<string> {
-  mkdirSync(directory, { recursive: true });
-  const file = join(directory, REVIEW_VIEW_FILE);
-  writeFileSync(file, await buildReviewViewHtml());
-  return file;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { consoleOrigins } from '#lib/http/cors.ts';
 import { generateSigningKeys } from '#lib/oauth/new-signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
-import { writeReviewView } from '../../mcp-app/build-review-view.ts';
+import { allBundleFiles, writeBundleFiles } from '../bundle-files.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { withParameterExamples } from '../openapi-guide.ts';
 import { localConsoleUrl, prepareDevConsole } from './dev-console.ts';
@@ -159,10 +159,10 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     const hadPreviousKey = secrets.previous_internal_api_key !== undefined;
     secrets.previous_internal_api_key ??= `ik_${randomBytes(24).toString('base64url')}`;
 
-    // Files a function's bundle carries beside its code (the tool server's review view), built
-    // from source at every start; functions find them in LAMBDA_TASK_ROOT, as in Lambda.
+    // Files the functions' bundles carry beside their code (infra/bundle-files.ts), built from
+    // source at every start by the writer CDK runs; functions find them in LAMBDA_TASK_ROOT, as in Lambda.
     const taskRoot = join(options.stateDir, 'task-root');
-    await writeReviewView(taskRoot);
+    await writeBundleFiles(taskRoot, allBundleFiles());
 
     // Handlers and lib/ read their configuration from the environment when they load, as in Lambda.
     const env: Record<string, string> = {

@@ -1,14 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { requiredEnv } from '#lib/config/env.ts';
+import { bundledFile } from '#lib/config/bundled-file.ts';
 
 /**
  * The changeset review view (MCP Apps, extension `io.modelcontextprotocol/ui`, specification
  * 2026-01-26): one self-contained HTML page that a host renders inside the chat for the results of
  * propose_changes and get_changeset, and through which the person ticks, applies and reverts. The
- * page is built from mcp-app/ at bundling time and ships beside the function's code, so it is read
- * from the function's directory (`LAMBDA_TASK_ROOT`, which Lambda sets and the local harness points
- * at the page it builds at start) on the first resources/read in a container, never at cold start.
+ * page is built from mcp-app/ at bundling time and ships beside the function's code
+ * (lib/config/bundled-file.ts), read on the first resources/read in a container.
  */
 export const REVIEW_VIEW_URI = 'ui://business-platform/changeset-review';
 export const REVIEW_VIEW_FILE = 'changeset-review.html';
@@ -35,17 +32,8 @@ export const reviewViewResource = {
 /** The `_meta` of a tool whose results the view renders. */
 export const reviewViewToolMeta = { ui: { resourceUri: REVIEW_VIEW_URI } };
 
-/** The page, read once per container; a failed read is tried again by the next request. */
-let html: Promise<string> | undefined;
-const readHtml = () => {
-  html ??= readFile(join(requiredEnv('LAMBDA_TASK_ROOT'), REVIEW_VIEW_FILE), 'utf8').catch(
-    (error: unknown) => {
-      html = undefined;
-      throw error;
-    },
-  );
-  return html;
-};
+/** The page, read once per container. */
+const readHtml = bundledFile(REVIEW_VIEW_FILE, (text) => text);
 
 /** The resources/read result of the view: its HTML and, again, what it asks of the host. */
 export async function readReviewView() {

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { bundledFile } from '#lib/config/bundled-file.ts';
 import type { ToolDefinition } from '#lib/mcp/tools.ts';
 import { toJSONSchema } from '#lib/validation/zod.ts';
 
@@ -10,9 +11,9 @@ import { toJSONSchema } from '#lib/validation/zod.ts';
  * refuse); shared definitions go to `$defs`.
  *
  * Converting every tool's schemas is most of the work of a tools/list (propose_changes alone types
- * every entity's fields), so the bundled tool server carries the result: the bundler computes it
- * from these same schemas (infra/bundling.ts) and defines `BUNDLED_TOOL_JSON_SCHEMAS` as its JSON
- * text. Run from source (tests, the local harness), the schemas are converted on first use.
+ * every entity's fields), so the tool server's bundle carries the result as a file beside its code
+ * (lib/config/bundled-file.ts), converted from these same schemas at every bundling; the tool
+ * server itself never converts, so its bundle holds neither the conversion nor zod's converter.
  */
 export interface ToolJsonSchemas {
   inputSchema: Tool['inputSchema'];
@@ -37,12 +38,11 @@ export function convertToolSchemas(tools: readonly ToolDefinition[]): Record<str
   );
 }
 
-/** The JSON text the bundler defines in the tool server's bundle; absent when run from source. */
-declare const BUNDLED_TOOL_JSON_SCHEMAS: string | undefined;
+/** The file beside the tool server's code: `convertToolSchemas` of every tool, as JSON. */
+export const TOOL_JSON_SCHEMAS_FILE = 'tool-json-schemas.json';
 
-/** The tools' JSON Schemas by tool name: the bundled ones, or converted now from source. */
-export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {
-  return typeof BUNDLED_TOOL_JSON_SCHEMAS === 'string'
-    ? (JSON.parse(BUNDLED_TOOL_JSON_SCHEMAS) as Record<string, ToolJsonSchemas>)
-    : convertToolSchemas(tools);
-}
+/** The tools' JSON Schemas by tool name, read once per container. */
+export const toolJsonSchemas = bundledFile(
+  TOOL_JSON_SCHEMAS_FILE,
+  (text) => JSON.parse(text) as Record<string, ToolJsonSchemas>,
+);

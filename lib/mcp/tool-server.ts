@@ -21,12 +21,11 @@ import {
 import type { RequestMeta } from '#lib/mcp/request-meta.ts';
 import { readReviewView, reviewViewResource } from '#lib/mcp/review-view.ts';
 import { handlePost, type McpHttpResponse } from '#lib/mcp/streamable-http.ts';
-import { toolJsonSchemas } from '#lib/mcp/tool-json-schemas.ts';
+import { type ToolJsonSchemas, toolJsonSchemas } from '#lib/mcp/tool-json-schemas.ts';
 import { TOOL_SERVER_INSTRUCTIONS, type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { issuer, resourceChallenge, resources } from '#lib/oauth/settings.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
-import { once } from '#lib/validation/lazy.ts';
 
 /**
  * POST /mcp: the assistant tool server, MCP Streamable HTTP, stateless, one JSON response per POST
@@ -113,7 +112,7 @@ async function answer(principal: AssistantPrincipal, request: JSONRPCRequest): P
       return resultResponse(id, {});
     case 'tools/list':
       return params.cursor === undefined || typeof params.cursor === 'string'
-        ? resultResponse(id, listTools())
+        ? resultResponse(id, (await listTools()).legacy)
         : invalidParams(id, 'params.cursor must be a string');
     case 'tools/call':
       return callTool(principal, id, params);
@@ -158,7 +157,7 @@ async function answerModern(
       );
     case 'tools/list':
       return params.cursor === undefined || typeof params.cursor === 'string'
-        ? resultResponse(id, cacheableResult(listModernTools(), SERVER_INFO, MODERN_CACHE_HINT))
+        ? resultResponse(id, cacheableResult((await listTools()).modern, SERVER_INFO, MODERN_CACHE_HINT))
         : invalidParams(id, 'params.cursor must be a string');
     case 'tools/call': {
       logger.debug('MCP tool call', { clientInfo: meta.clientInfo, tool: params.name });
@@ -212,12 +211,14 @@ const initializeResult = (requestedVersion: string): InitializeResult => ({
 /**
  * The tools as MCP lists them, with the JSON Schemas of their zod schemas
  * (lib/mcp/tool-json-schemas.ts). Legacy clients also get `execution`, which 2026-07-28 moved to
- * the tasks extension. Each list is built on its first tools/list in a container and kept.
+ * the tasks extension. Both lists are built on the first tools/list in a container and kept.
  */
-const jsonSchemas = once(() => toolJsonSchemas(tools as ToolDefinition[]));
-
-const toolEntry = (tool: ToolDefinition, execution?: Tool['execution']) => {
-  const schemas = jsonSchemas()[tool.name];
+const toolEntry = (
+  schemasByName: Record<string, ToolJsonSchemas>,
+  tool: ToolDefinition,
+  execution?: Tool['execution'],
+) => {
+  const schemas = schemasByName[tool.name];
   if (!schemas) throw new Error(`No JSON Schemas for the tool ${tool.name}`);
   return {
     name: tool.name,
@@ -232,14 +233,20 @@ const toolEntry = (tool: ToolDefinition, execution?: Tool['execution']) => {
   };
 };
 
-// No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
-const listTools = once(
-  (): ListToolsResult => ({
-    tools: (tools as ToolDefinition[]).map((tool): Tool => toolEntry(tool, { taskSupport: 'forbidden' })),
-  }),
-);
+let toolLists: { legacy: ListToolsResult; modern: { tools: Tool[] } } | undefined;
 
-const listModernTools = once(() => ({ tools: (tools as ToolDefinition[]).map((tool) => toolEntry(tool)) }));
+async function listTools() {
+  if (!toolLists) {
+    const schemas = await toolJsonSchemas();
+    const all = tools as ToolDefinition[];
+    toolLists = {
+      // No tool runs as a task (MCP 2025-11-25 "Tasks"): each answers within its request.
+      legacy: { tools: all.map((tool): Tool => toolEntry(schemas, tool, { taskSupport: 'forbidden' })) },
+      modern: { tools: all.map((tool): Tool => toolEntry(schemas, tool)) },
+    };
+  }
+  return toolLists;
+}
 
 /**
  * tools/call: an unknown tool is a JSON-RPC error -32602, as the MCP specification lists unknown

@@ -5,7 +5,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
 import { type ToolDefinition, tools } from '#lib/mcp/tools.ts';
 import { ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
+import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { testAssistant } from '../support/assistant-principal.ts';
+import { useBundleFilesTaskRoot } from '../support/bundle-files-task-root.ts';
 import { invalidBody, validBody } from '../support/record-arbitraries.ts';
 
 // The tools' modules read the table name at load (their DynamoDB client); nothing here calls it.
@@ -25,6 +27,8 @@ const RECORD = 'fa000000-0000-4000-8000-000000000002';
 
 const propose = (tools as ToolDefinition[]).find((tool) => tool.name === 'propose_changes');
 const serviceAccepts = (args: unknown) => propose?.input().safeParse(args).success;
+
+useBundleFilesTaskRoot(mcpRoutes.handleMcp.handler);
 
 let clientCheck: ((args: unknown) => boolean) & { errors?: ErrorObject[] | null };
 let published: { $schema: string; $defs: Record<string, unknown> };

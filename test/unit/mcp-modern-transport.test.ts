@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
+import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { testAssistant } from '../support/assistant-principal.ts';
+import { useBundleFilesTaskRoot } from '../support/bundle-files-task-root.ts';
 import { MODERN_CLIENT_INFO, type ModernPost, modernPost } from '../support/mcp-modern-client.ts';
 
 // The tools' modules read the table name at load (their DynamoDB client); nothing here calls it.
@@ -20,6 +22,8 @@ async function send(post: ModernPost | { headers: ModernPost['headers']; body: u
   const response = await handleMcpRequest(principal, post.headers, post.body);
   return { ...response, json: response.body ? JSON.parse(response.body) : undefined };
 }
+
+useBundleFilesTaskRoot(mcpRoutes.handleMcp.handler);
 
 beforeAll(() => {
   vi.stubEnv('OAUTH_ISSUER', 'https://api.example.com');

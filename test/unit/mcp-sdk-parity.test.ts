@@ -1,10 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { REVIEW_VIEW_FILE, REVIEW_VIEW_URI } from '#lib/mcp/review-view.ts';
+import { REVIEW_VIEW_URI } from '#lib/mcp/review-view.ts';
 import { handleMcpRequest } from '#lib/mcp/tool-server.ts';
+import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { testAssistant } from '../support/assistant-principal.ts';
+import { useBundleFilesTaskRoot } from '../support/bundle-files-task-root.ts';
 import { sdkToolServer } from '../support/mcp-sdk-reference.ts';
 
 // The tools' modules read the table name at load (their DynamoDB client); nothing here calls it.
@@ -44,13 +43,11 @@ const initialize = (protocolVersion: string) =>
 const call = (name: string, args?: unknown) =>
   request('tools/call', args === undefined ? { name } : { name, arguments: args });
 
+useBundleFilesTaskRoot(mcpRoutes.handleMcp.handler);
+
 beforeAll(() => {
   vi.stubEnv('OAUTH_ISSUER', ISSUER);
   vi.stubEnv('MCP_ALLOWED_ORIGINS', INSPECTOR);
-  // The review view's page, where the function's bundle carries it (its content is not the point here).
-  const taskRoot = mkdtempSync(join(tmpdir(), 'mcp-task-root-'));
-  writeFileSync(join(taskRoot, REVIEW_VIEW_FILE), '<!doctype html><title>Review</title>');
-  vi.stubEnv('LAMBDA_TASK_ROOT', taskRoot);
 });
 
 describe('the tool server answers as the MCP SDK did', () => {
