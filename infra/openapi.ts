@@ -193,7 +193,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[] = routeT
       [params, 'path'],
       [query, 'query'],
       [headers, 'header'],
-      [route.idempotent ? IdempotencyKeyHeaders : undefined, 'header'],
+      [route.idempotent ? IdempotencyKeyHeaders() : undefined, 'header'],
     ] as const;
     const parameters = schemas.parameters(parameterObjects.filter(([schema]) => schema) as never);
     const responses: Record<

@@ -1,5 +1,6 @@
 import { optionalEnv } from '#lib/config/env.ts';
 import { secrets } from '#lib/config/secrets.ts';
+import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -20,9 +21,10 @@ export interface CursorKeys {
 
 const SECRET_CACHE_SECONDS = 300;
 
-const Key = z.string().check(z.trim(), z.minLength(1));
-const KeyList = z.array(Key).check(z.minLength(1));
-const KeyPair = z.strictObject({ current: Key, previous: z.optional(Key) });
+// Built on the first parse: a list's first call reads the keys only when it reads or writes a cursor.
+const Key = once(() => z.string().check(z.trim(), z.minLength(1)));
+const KeyList = once(() => z.array(Key()).check(z.minLength(1)));
+const KeyPair = once(() => z.strictObject({ current: Key(), previous: z.optional(Key()) }));
 
 const SHAPES =
   'one key, a comma-separated list, a JSON array (the first signs), or {"current": "…", "previous"?: "…"}';
@@ -33,10 +35,10 @@ export function parseCursorKeys(raw: string): CursorKeys {
   try {
     const text = raw.trim();
     if (text.startsWith('{')) {
-      const { current, previous } = KeyPair.parse(JSON.parse(text));
+      const { current, previous } = KeyPair().parse(JSON.parse(text));
       listed = previous === undefined ? [current] : [current, previous];
     } else {
-      listed = KeyList.parse(text.startsWith('[') ? JSON.parse(text) : text.split(','));
+      listed = KeyList().parse(text.startsWith('[') ? JSON.parse(text) : text.split(','));
     }
   } catch {
     throw new Error(`The cursor key must be ${SHAPES}`);
@@ -48,7 +50,7 @@ export function parseCursorKeys(raw: string): CursorKeys {
 async function rawKeys(): Promise<string> {
   const secretId = optionalEnv('CURSOR_SECRET_ID');
   if (secretId) {
-    const value = await secrets.get(secretId, { maxAge: SECRET_CACHE_SECONDS });
+    const value = await secrets().get(secretId, { maxAge: SECRET_CACHE_SECONDS });
     if (typeof value !== 'string') throw new Error(`The secret ${secretId} holds no text`);
     return value;
   }

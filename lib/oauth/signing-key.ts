@@ -53,7 +53,7 @@ export async function writeSigningKeys(keys: SigningKeys, clientRequestToken?: s
   const secretId = optionalEnv('OAUTH_SIGNING_KEY_SECRET_ID');
   const body = JSON.stringify(keys);
   if (secretId) {
-    await secretsManager.send(
+    await secretsManager().send(
       new PutSecretValueCommand({
         SecretId: secretId,
         SecretString: body,

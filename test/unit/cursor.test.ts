@@ -193,7 +193,7 @@ describe('list cursor keys in Secrets Manager (AWS answer injected: no local emu
     vi.stubEnv('CURSOR_SECRET', '');
     vi.useFakeTimers({ toFake: ['Date'] });
     requested.length = 0;
-    secretsManager.middlewareStack.add(
+    secretsManager().middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== 'GetSecretValueCommand') return next(args);
         requested.push(args.input);
@@ -211,7 +211,7 @@ describe('list cursor keys in Secrets Manager (AWS answer injected: no local emu
     );
   });
   afterEach(() => {
-    secretsManager.middlewareStack.remove(MIDDLEWARE);
+    secretsManager().middlewareStack.remove(MIDDLEWARE);
     vi.useRealTimers();
   });
 

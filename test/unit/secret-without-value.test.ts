@@ -12,7 +12,7 @@ let answer: () => unknown;
 beforeAll(async () => {
   process.env.AWS_REGION ??= 'eu-west-1';
   const { secretsManager } = await import('#lib/config/secrets.ts');
-  secretsManager.middlewareStack.add(
+  secretsManager().middlewareStack.add(
     () => async () => {
       const output = answer();
       if (output instanceof Error) throw output;

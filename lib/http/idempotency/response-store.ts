@@ -94,7 +94,9 @@ const isSuccess = (response: Result) =>
  */
 export const withIdempotencyKey: IdempotencyWrapper = (route, respond) => {
   return async (event, context) => {
-    const key = parseRequestPart('header', IdempotencyKeyHeaders, event.headers)['idempotency-key'];
+    // Most requests carry no key: they skip the header's schema (and building it) altogether.
+    if (event.headers?.['idempotency-key'] === undefined) return respond(event, context);
+    const key = parseRequestPart('header', IdempotencyKeyHeaders(), event.headers)['idempotency-key'];
     if (key === undefined) return respond(event, context);
 
     const requestId = event.requestContext?.requestId ?? 'unknown';
