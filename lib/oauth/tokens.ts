@@ -2,9 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import { storedItem } from '#lib/db/stored-item.ts';
 import { OAuthError } from '#lib/http/errors.ts';
-import { CLIENT_SOURCES, type ClientSource } from '#lib/oauth/client-source.ts';
 import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
@@ -19,7 +17,12 @@ import {
   REFRESH_TOKEN_SECONDS,
 } from '#lib/oauth/settings.ts';
 import { signAccessToken } from '#lib/oauth/signing-key.ts';
-import * as z from '#lib/validation/zod.ts';
+import {
+  authorizationCodeItem,
+  type CodeItem,
+  type RefreshItem,
+  refreshTokenItem,
+} from '#lib/oauth/token-items.ts';
 
 /**
  * POST /oauth/token.
@@ -34,59 +37,6 @@ import * as z from '#lib/validation/zod.ts';
  * too. Public clients send their client_id with every request (RFC 6749 §3.2.1): a token or code
  * presented by another client is refused without touching the grant.
  */
-interface CodeItem {
-  grant_id: string;
-  client_id: string;
-  client_name: string;
-  client_source: ClientSource;
-  redirect_uri: string;
-  code_challenge: string;
-  resource: string;
-  scopes: string[];
-  user_id: string;
-  expires_at: string;
-  used_at?: string;
-}
-
-/** What a refresh token carries besides its grant: enough to issue tokens without reading the grant. */
-interface RefreshItem {
-  grant_id: string;
-  generation: number;
-  client_id: string;
-  user_id: string;
-  resource: string;
-  scopes: string[];
-  expires_at_epoch: number;
-}
-
-const authorizationCodeItem = storedItem<CodeItem>('OAuth authorization code', () =>
-  z.object({
-    grant_id: z.string(),
-    client_id: z.string(),
-    client_name: z.string(),
-    client_source: z.enum(CLIENT_SOURCES),
-    redirect_uri: z.string(),
-    code_challenge: z.string(),
-    resource: z.string(),
-    scopes: z.array(z.string()),
-    user_id: z.string(),
-    expires_at: z.string(),
-    used_at: z.optional(z.string()),
-  }),
-);
-
-const refreshTokenItem = storedItem<RefreshItem>('OAuth refresh token', () =>
-  z.object({
-    grant_id: z.string(),
-    generation: z.number(),
-    client_id: z.string(),
-    user_id: z.string(),
-    resource: z.string(),
-    scopes: z.array(z.string()),
-    expires_at_epoch: z.number(),
-  }),
-);
-
 export interface TokenRequest {
   grant_type: string;
   code?: string | undefined;
