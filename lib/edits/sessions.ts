@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { assertHoldsBusiness, loadBusinessAccess } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -183,8 +184,9 @@ interface Touched {
 
 /**
  * Mark the session used, in one conditional UpdateItem that returns it: only if the caller opened
- * it and it is still open (not idle for 60 minutes, not 24 hours old). When the condition fails, a
- * read tells a session that is not the caller's (404) from one that has closed.
+ * it and it is still open (not idle for 60 minutes, not 24 hours old). When the condition fails, the
+ * item DynamoDB found, returned with the failure, tells a session that is not the caller's (404) from
+ * one that has closed.
  */
 async function touchSession(user: EditsPrincipal, sessionId: string): Promise<Touched> {
   const now = Date.now();
@@ -204,13 +206,18 @@ async function touchSession(user: EditsPrincipal, sessionId: string): Promise<To
           ':ageCutoff': new Date(now - SESSION_MAX_MS).toISOString(),
         },
         ReturnValues: 'ALL_NEW',
+        // A refused touch carries the session as it found it: telling a missing or foreign session
+        // (404) from a closed one (409) needs no second read.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     // ALL_NEW always returns the item the condition found.
     return { session: sessionItem.fromItem(Attributes ?? {}), open: true, at: now };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return { session: await loadOwnSession(user, sessionId), open: false, at: now };
+    // The exception's item is in DynamoDB's wire format: lib-dynamodb translates answers, not errors.
+    const found = error.Item ? unmarshall(error.Item) : undefined;
+    return { session: ownSession(user, sessionId, found), open: false, at: now };
   }
 }
 
@@ -218,6 +225,15 @@ async function loadOwnSession(user: EditsPrincipal, sessionId: string): Promise<
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.editSession(sessionId), ConsistentRead: true }),
   );
-  if (!Item || Item.opened_by !== user.userId) throw new NotFoundError(`No edit session ${sessionId}`);
-  return sessionItem.fromItem(Item);
+  return ownSession(user, sessionId, Item);
+}
+
+/** The stored session, when it exists and the user opened it: otherwise it is not theirs to see. */
+function ownSession(
+  user: EditsPrincipal,
+  sessionId: string,
+  item: Record<string, unknown> | undefined,
+): StoredSession {
+  if (!item || item.opened_by !== user.userId) throw new NotFoundError(`No edit session ${sessionId}`);
+  return sessionItem.fromItem(item);
 }

@@ -177,9 +177,31 @@ describe('edits API: sessions and reads', () => {
       token: tenant.tokens.owner,
     });
     expect(response.status).toBe(409);
+    // The refused touch returns the session it found, so only the access check follows it.
+    expect(Number(response.headers.get('x-local-dynamodb-calls'))).toBe(2);
     expect(
       (await api('GET', edits(`/sessions/${session.id}`), { token: tenant.tokens.owner })).body.data.is_open,
     ).toBe(false);
+  });
+
+  it("answers 404 for a missing session or another user's after the one refused touch", async () => {
+    const editorsSession = await openSession(tenant.tokens.editor, tenant.businessId);
+    for (const sessionId of [randomUUID(), editorsSession.id]) {
+      for (const [method, path, json] of [
+        ['GET', `/sessions/${sessionId}/snapshot`, undefined],
+        [
+          'POST',
+          `/sessions/${sessionId}/changesets`,
+          { items: [{ entity: 'faq', action: 'create', fields: { question: 'Q?', answer: 'A' } }] },
+        ],
+      ] as const) {
+        const response = await api(method, edits(path), { token: tenant.tokens.owner, json });
+
+        expect(response.status).toBe(404);
+        expect(response.body.error.message).toBe(`No edit session ${sessionId}`);
+        expect(Number(response.headers.get('x-local-dynamodb-calls'))).toBe(1);
+      }
+    }
   });
 
   it('closes 24 hours after it was opened, however recently it was used', async () => {
