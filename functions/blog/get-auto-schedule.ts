@@ -1,3 +1,4 @@
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertMemberOf } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
 import { getAutoSchedule } from '#lib/blog/auto-schedule.ts';
@@ -8,7 +9,9 @@ export const handler = httpHandler(
   blogRoutes.getBlogAutoSchedule,
   consoleAuth,
   async ({ params, principal }) => {
-    await assertMemberOf(principal, params.business_id);
-    return { data: await getAutoSchedule(params.business_id) };
+    const { result } = await readAlongsideAccess(assertMemberOf(principal, params.business_id), () =>
+      getAutoSchedule(params.business_id),
+    );
+    return { data: result };
   },
 );

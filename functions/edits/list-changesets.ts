@@ -1,3 +1,4 @@
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import { editsAuth } from '#lib/auth/edits-auth.ts';
 import { listChangesets } from '#lib/edits/changeset-list.ts';
@@ -8,8 +9,10 @@ export const handler = httpHandler(
   editsRoutes.listChangesets,
   editsAuth,
   async ({ params, query, principal }) => {
-    await assertHoldsBusiness(principal, params.business_id);
-    const page = await listChangesets(params.business_id, query);
+    const { result: page } = await readAlongsideAccess(
+      assertHoldsBusiness(principal, params.business_id),
+      () => listChangesets(params.business_id, query),
+    );
     return { data: page.changesets, meta: { next_cursor: page.nextCursor } };
   },
 );

@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -18,8 +19,10 @@ export async function readChangeLog(
   businessId: string,
   page: { limit: number; cursor?: string | undefined },
 ) {
-  await assertHoldsBusiness(principal, businessId);
-  return listChangeLog(businessId, page);
+  const { result } = await readAlongsideAccess(assertHoldsBusiness(principal, businessId), () =>
+    listChangeLog(businessId, page),
+  );
+  return result;
 }
 
 /** The Change History, newest first, a page at a time. */

@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../support/api.ts';
+import { arrangeTenant, platformAdminToken, type Tenant } from '../support/tenants.ts';
+
+/**
+ * Console reads guarded by an access check send the read together with the check (one round trip,
+ * as the harness counts them), and a refused caller gets the check's answer and nothing read.
+ */
+describe('console reads alongside their access check', () => {
+  let tenant: Tenant;
+  let other: Tenant;
+  const roundTrips = (response: { headers: Headers }) =>
+    Number(response.headers.get('x-local-dynamodb-round-trips'));
+
+  beforeAll(async () => {
+    tenant = await arrangeTenant();
+    other = await arrangeTenant();
+    const put = await api('PUT', `/api/v1/businesses/${tenant.businessId}/blog_posts/auto_schedule`, {
+      token: tenant.tokens.owner,
+      json: {},
+    });
+    expect(put.status).toBe(200);
+  });
+
+  const reads = () => [
+    { name: 'getBlogAutoSchedule', path: `/api/v1/businesses/${tenant.businessId}/blog_posts/auto_schedule` },
+    { name: 'listChangesets', path: `/api/v1/edits/businesses/${tenant.businessId}/changesets` },
+    { name: 'listChangeLog', path: `/api/v1/edits/businesses/${tenant.businessId}/change-log` },
+  ];
+
+  it('answers the owner in one round trip', async () => {
+    for (const { name, path } of reads()) {
+      const response = await api('GET', path, { token: tenant.tokens.owner });
+
+      expect(response.status, name).toBe(200);
+      expect(response.body.success, name).toBe(true);
+      expect(roundTrips(response), name).toBe(1);
+    }
+  });
+
+  it("answers another tenant's owner 403 with nothing of what was read", async () => {
+    for (const { name, path } of reads()) {
+      const response = await api('GET', path, { token: other.tokens.owner });
+
+      expect(response.status, name).toBe(403);
+      expect(Object.keys(response.body).sort(), name).toEqual(['error', 'request_id', 'success']);
+      expect(JSON.stringify(response.body), name).not.toContain('frequency');
+    }
+  });
+
+  it('answers a missing schedule 404 to a member, and 403 to a stranger before the 404', async () => {
+    const path = `/api/v1/businesses/${other.businessId}/blog_posts/auto_schedule`;
+
+    expect((await api('GET', path, { token: other.tokens.owner })).status).toBe(404);
+    expect((await api('GET', path, { token: tenant.tokens.owner })).status).toBe(403);
+  });
+
+  it('lists platform admins to an admin in one round trip, and refuses anyone else', async () => {
+    // A user's first request may also remember the user (a write after the check): not this one.
+    await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
+    const admin = await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
+    expect(admin.status).toBe(200);
+    expect(Array.isArray(admin.body.data)).toBe(true);
+    expect(roundTrips(admin)).toBe(1);
+
+    const owner = await api('GET', '/api/v1/admin/users', { token: tenant.tokens.owner });
+    expect(owner.status).toBe(403);
+    expect(owner.body.data).toBeUndefined();
+  });
+});
