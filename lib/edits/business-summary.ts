@@ -1,12 +1,20 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import type { BusinessAccess } from '#lib/auth/business-access.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { COUNT_PREFIX, keys } from '#lib/db/keys.ts';
 import { agentEntities } from '#lib/records/entities.ts';
 
-/** Name, the caller's role and how many records of each kind the business has. */
-export async function businessSummary(access: BusinessAccess) {
-  const { businessId } = access;
+/**
+ * Name, the caller's role and how many records of each kind the business has, read together with
+ * the access check that must pass first.
+ */
+export async function businessSummary(check: Promise<BusinessAccess>, businessId: string) {
+  const { access, result } = await readAlongsideAccess(check, () => nameAndCounts(businessId));
+  return { id: businessId, name: result.name, role: access.role ?? null, record_counts: result.recordCounts };
+}
+
+async function nameAndCounts(businessId: string) {
   const [business, counts] = await Promise.all([
     dynamo.send(new GetCommand({ TableName: tableName, Key: keys.business(businessId) })),
     dynamo.send(
@@ -20,10 +28,5 @@ export async function businessSummary(access: BusinessAccess) {
   const recordCounts: Record<string, number> = Object.fromEntries(agentEntities.map((d) => [d.name, 0]));
   for (const item of counts.Items ?? [])
     recordCounts[String(item.sk).slice(COUNT_PREFIX.length)] = Number(item.count ?? 0);
-  return {
-    id: businessId,
-    name: String(business.Item?.name ?? ''),
-    role: access.role ?? null,
-    record_counts: recordCounts,
-  };
+  return { name: String(business.Item?.name ?? ''), recordCounts };
 }
