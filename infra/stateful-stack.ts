@@ -169,8 +169,8 @@ export class StatefulStack extends Stack {
     publishParameter(this, stage, 'jwt-issuer', this.consoleIssuer.issuer);
     publishParameter(this, stage, 'jwt-audience', this.consoleIssuer.audience);
     publishParameter(this, stage, 'jwt-profile', this.consoleIssuer.profile);
-    // The user pool's public keys, so console functions start without fetching them; another
-    // issuer's are fetched on first use (its keys may change without a deployment of ours).
+    // The user pool's public keys, so console functions start without fetching them. Another
+    // issuer's keys are not this stack's to snapshot: the functions fetch them on first use.
     publishParameter(
       this,
       stage,
