@@ -224,6 +224,7 @@ export class RoutesStack extends Stack {
       jwtIssuer: 'jwt-issuer',
       jwtAudience: 'jwt-audience',
       jwtProfile: 'jwt-profile',
+      jwtKeySet: 'jwt-key-set',
     };
     for (const [name, key] of Object.entries(keys)) {
       Object.defineProperty(refs, name, { get: () => read(key), enumerable: true });

@@ -19,6 +19,7 @@ export type ParameterKey =
   | 'jwt-issuer'
   | 'jwt-audience'
   | 'jwt-profile'
+  | 'jwt-key-set'
   | 'console-api-id'
   | 'assistant-api-id'
   | 'alarm-topic-arn'

@@ -50,6 +50,8 @@ export interface StatefulRefs {
   jwtIssuer: string;
   jwtAudience: string;
   jwtProfile: string;
+  /** The console issuer's public keys as JSON, `{"keys":[]}` when none (infra/console-key-set.ts). */
+  jwtKeySet: string;
 }
 
 export interface ServiceConfig {
@@ -85,6 +87,7 @@ export function functionEnvironment(
     environment.JWT_ISSUER = refs.jwtIssuer;
     environment.JWT_AUDIENCE = refs.jwtAudience;
     environment.JWT_PROFILE = refs.jwtProfile;
+    environment.JWT_KEY_SET = refs.jwtKeySet;
   }
   if (route.auth === 'edits' || route.auth === 'mcp' || route.area === 'oauth' || route.area === 'consent') {
     environment.OAUTH_ISSUER = config.publicUrl;

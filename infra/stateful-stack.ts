@@ -5,8 +5,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { NO_KEY_SET } from '#lib/auth/deployed-key-set.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import { cognitoDomainPrefix } from './cognito-sign-in.ts';
+import { ConsoleKeySet } from './console-key-set.ts';
 import { consoleSite } from './console-site.ts';
 import { mailConfigurationSetName, ServiceMail, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
@@ -167,6 +169,16 @@ export class StatefulStack extends Stack {
     publishParameter(this, stage, 'jwt-issuer', this.consoleIssuer.issuer);
     publishParameter(this, stage, 'jwt-audience', this.consoleIssuer.audience);
     publishParameter(this, stage, 'jwt-profile', this.consoleIssuer.profile);
+    // The user pool's public keys, so console functions start without fetching them. Another
+    // issuer's keys are not this stack's to snapshot: the functions fetch them on first use.
+    publishParameter(
+      this,
+      stage,
+      'jwt-key-set',
+      this.userPool
+        ? new ConsoleKeySet(this, 'ConsoleKeySet', { issuer: this.consoleIssuer.issuer }).value
+        : NO_KEY_SET,
+    );
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for the CLIs' });
     new CfnOutput(this, 'PhotosBucketName', { value: this.photosBucket.bucketName });

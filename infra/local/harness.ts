@@ -164,6 +164,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     const taskRoot = join(options.stateDir, 'task-root');
     await writeBundleFiles(taskRoot, allBundleFiles());
 
+    const issuer = await loadDevIssuer(options.stateDir);
     // Handlers and lib/ read their configuration from the environment when they load, as in Lambda.
     const env: Record<string, string> = {
       LAMBDA_TASK_ROOT: taskRoot,
@@ -177,6 +178,9 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       SES_ENDPOINT: ses.endpoint,
       JWT_ISSUER: LOCAL_ISSUER,
       JWT_AUDIENCE: LOCAL_AUDIENCE,
+      // The dev issuer's public keys, as a deployment gives the user pool's (infra/console-key-set.ts);
+      // a token naming another key is still looked up at JWKS_URL.
+      JWT_KEY_SET: JSON.stringify(issuer.jwks),
       JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
       // Two keys are accepted, as in AWS while a key is rotated (current, previous).
       INTERNAL_API_KEYS: `${secrets.internal_api_key},${secrets.previous_internal_api_key}`,
@@ -206,7 +210,6 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     const { ensureSigningKeyPublished } = await import('#lib/oauth/signing-key.ts');
     await ensureSigningKeyPublished();
 
-    const issuer = await loadDevIssuer(options.stateDir);
     if (!secrets.seed || !hadPreviousKey) {
       if (!secrets.seed) {
         const { seedDemoData } = await import('./seed.ts');

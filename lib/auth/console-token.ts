@@ -1,10 +1,12 @@
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import { type Authenticator, bearerToken, type UserPrincipal } from '#lib/auth/principal.ts';
+import { PublicKeySet } from '#lib/auth/public-key-set.ts';
 import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
 import { userIdFor } from '#lib/auth/user-id.ts';
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 import { ServiceUnavailableError, UnauthorizedError } from '#lib/http/errors.ts';
+import * as z from '#lib/validation/zod.ts';
 
 const CHALLENGE = 'Bearer realm="business-platform"';
 const INVALID_TOKEN = `${CHALLENGE}, error="invalid_token"`;
@@ -25,10 +27,30 @@ interface Verifier {
 
 let verifier: Verifier | undefined;
 
+/** JWT_KEY_SET, when set: the issuer's key set as deployment found it ('{"keys":[]}' is none). */
+function seedKeySet(): PublicKeySet | undefined {
+  const raw = optionalEnv('JWT_KEY_SET');
+  if (raw === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new Error('JWT_KEY_SET must be a JSON Web Key Set ({"keys": [...]}); it is not JSON');
+  }
+  const parsed = z.safeParse(PublicKeySet, json);
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ');
+    throw new Error(`JWT_KEY_SET must be a JSON Web Key Set ({"keys": [...]}); wrong at: ${where}`);
+  }
+  return parsed.data;
+}
+
 /**
  * JWT_ISSUER: the `iss` every token must carry (Cognito user pool URL, or the local dev issuer).
  * JWT_AUDIENCE: the app client id. JWT_PROFILE: 'cognito' (default) or 'oidc', see TokenProfile.
  * JWKS_URL: defaults to the issuer's /.well-known/jwks.json, as Cognito serves it.
+ * JWT_KEY_SET (optional): the issuer's public keys, fetched at deployment, so a cold start verifies
+ * without a request; a key it lacks is still fetched from JWKS_URL (lib/auth/remote-key-set.ts).
  */
 function loadVerifier(): Verifier {
   const issuer = requiredEnv('JWT_ISSUER');
@@ -39,7 +61,7 @@ function loadVerifier(): Verifier {
     issuer,
     audience: requiredEnv('JWT_AUDIENCE'),
     profile,
-    jwks: remoteKeySet(new URL(jwksUrl), { timeoutMs: 3_000, cooldownMs: 30_000 }),
+    jwks: remoteKeySet(new URL(jwksUrl), { timeoutMs: 3_000, cooldownMs: 30_000, seed: seedKeySet() }),
   };
 }
 

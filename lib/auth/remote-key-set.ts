@@ -10,11 +10,17 @@ import { createLocalJWKSet, errors, type JSONWebKeySet } from 'jose';
  * key refetches it, at most once per `cooldownMs` (key rotation); a non-200 answer or a body that
  * is not a key set is a JOSEError (the token cannot be verified), a timeout a JWKSTimeout, a
  * network failure a JwksUnreachableError (lib/auth/jwks-unreachable.ts makes both a 503).
+ *
+ * A non-empty `seed` (the set given at deployment, JWT_KEY_SET) is used as if just fetched, so a
+ * cold start makes no request: the first fetch comes when a token names a key the seed lacks, or
+ * once `maxAgeMs` has passed. The cooldown counts from real fetches only, so the first unknown
+ * key is fetched at once. An empty seed is no seed: the set is fetched on first use.
  */
 export interface RemoteKeySetOptions {
   timeoutMs: number;
   cooldownMs: number;
   maxAgeMs?: number;
+  seed?: JSONWebKeySet | undefined;
 }
 
 /** The key set could not be reached (DNS, connection refused or reset). */
@@ -25,7 +31,11 @@ export class JwksUnreachableError extends Error {
 /** A key set is a few keys; anything much larger is not one. */
 const MAX_BYTES = 256 * 1024;
 
-function fetchKeySet(url: URL, timeoutMs: number): Promise<JSONWebKeySet> {
+/**
+ * One GET of a key set (200 and JSON, at most 256 KB, within `timeoutMs`); its content is the
+ * caller's to check (jose's createLocalJWKSet does).
+ */
+export function fetchKeySet(url: URL, timeoutMs: number): Promise<JSONWebKeySet> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const request = send(
@@ -68,8 +78,15 @@ function fetchKeySet(url: URL, timeoutMs: number): Promise<JSONWebKeySet> {
   });
 }
 
-export function remoteKeySet(url: URL, { timeoutMs, cooldownMs, maxAgeMs = 600_000 }: RemoteKeySetOptions) {
-  let local: ReturnType<typeof createLocalJWKSet> | undefined;
+export function remoteKeySet(
+  url: URL,
+  { timeoutMs, cooldownMs, maxAgeMs = 600_000, seed }: RemoteKeySetOptions,
+) {
+  const seeded = seed !== undefined && seed.keys.length > 0;
+  let local: ReturnType<typeof createLocalJWKSet> | undefined = seeded ? createLocalJWKSet(seed) : undefined;
+  /** When `local` was loaded (fetched or seeded): it is kept `maxAgeMs` from then. */
+  let loadedAt = seeded ? Date.now() : 0;
+  /** When the set was last fetched: an unknown key refetches `cooldownMs` after it at the earliest. */
   let fetchedAt = 0;
   let pending: Promise<ReturnType<typeof createLocalJWKSet>> | undefined;
 
@@ -77,7 +94,7 @@ export function remoteKeySet(url: URL, { timeoutMs, cooldownMs, maxAgeMs = 600_0
     pending ??= fetchKeySet(url, timeoutMs)
       .then((set) => {
         local = createLocalJWKSet(set);
-        fetchedAt = Date.now();
+        fetchedAt = loadedAt = Date.now();
         return local;
       })
       .finally(() => {
@@ -87,7 +104,7 @@ export function remoteKeySet(url: URL, { timeoutMs, cooldownMs, maxAgeMs = 600_0
   };
 
   return async (...args: Parameters<ReturnType<typeof createLocalJWKSet>>) => {
-    const keys = local && Date.now() < fetchedAt + maxAgeMs ? local : await reload();
+    const keys = local && Date.now() < loadedAt + maxAgeMs ? local : await reload();
     try {
       return await keys(...args);
     } catch (error) {

@@ -31,6 +31,7 @@ const cdkEnvironment = (route: RouteDefinition) =>
       jwtIssuer: 'issuer',
       jwtAudience: 'audience',
       jwtProfile: 'profile',
+      jwtKeySet: '{"keys":[]}',
     },
   );
 

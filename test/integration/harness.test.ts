@@ -79,7 +79,7 @@ describe('local harness', () => {
     expect(servers).toEqual([{ url: 'http://api.example.test:8443' }]);
   });
 
-  it('serves the docs page, its document with the demo ids, and the dev issuer JWKS', async () => {
+  it('serves the docs page, its document with the demo ids, and the dev issuer JWKS the functions start with', async () => {
     const docs = await fetch(`${harness.baseUrl}/docs`);
     expect(docs.headers.get('content-type')).toContain('text/html');
     const page = await docs.text();
@@ -105,6 +105,9 @@ describe('local harness', () => {
     const jwks = await api('GET', '/local-issuer/.well-known/jwks.json');
     expect(jwks.body.keys).toHaveLength(1);
     expect(jwks.body.keys[0].d).toBeUndefined();
+    // The functions start with the same set, as a deployment gives them the user pool's.
+    const { env } = JSON.parse(readFileSync(join(harness.stateDir, 'runtime.json'), 'utf8'));
+    expect(JSON.parse(env.JWT_KEY_SET)).toEqual(jwks.body);
   });
 
   it('answers unknown routes like API Gateway does', async () => {

@@ -42,6 +42,7 @@ const PARAMETERS = {
   'jwt-audience': '4example6clientid7',
   'jwt-issuer': 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example',
   'jwt-profile': 'cognito',
+  'jwt-key-set': '{"keys":[]}',
   'table-name': 'table',
   'table-arn': 'arn:aws:dynamodb:eu-west-1:123456789012:table/table',
   'photos-bucket-name': 'photos',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isJwksUnreachable } from '#lib/auth/jwks-unreachable.ts';
 import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
 
@@ -10,7 +10,7 @@ import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
  * The key set the console and assistant tokens are verified against, fetched over node:http
  * (docs/architecture.md, 'Cold starts'): it verifies, fetches once, refetches for an unknown key
  * (rotation), and tells an unreachable or silent key server (a 503) from a bad answer (the token
- * cannot be verified).
+ * cannot be verified). Given a seed (the set a deployment fetched), it starts without a request.
  */
 let server: Server;
 let base: string;
@@ -97,5 +97,77 @@ describe('remote key set', () => {
     expect(isJwksUnreachable(silent)).toBe(true);
     expect(missing).toBeInstanceOf(errors.JOSEError);
     expect(isJwksUnreachable(missing)).toBe(false);
+  });
+});
+
+describe('remote key set given a seed', () => {
+  const seedOf = (...seeded: Key[]) => ({
+    keys: seeded.map(({ kid, jwk }) => ({ ...jwk, kid, alg: 'ES256', use: 'sig' })),
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('verifies a key of the seed without a request', async () => {
+    const keySet = remoteKeySet(new URL(`${base}/jwks`), {
+      timeoutMs: 2_000,
+      cooldownMs: 60_000,
+      seed: seedOf(first),
+    });
+    const before = requests;
+    await jwtVerify(await sign(first), keySet);
+    await jwtVerify(await sign(first), keySet);
+    expect(requests).toBe(before);
+  });
+
+  it('fetches once for a key the seed lacks, at once (the cooldown counts from fetches), then not again within the cooldown', async () => {
+    const rotated = await newKey();
+    keys.push(rotated);
+    const keySet = remoteKeySet(new URL(`${base}/jwks`), {
+      timeoutMs: 2_000,
+      cooldownMs: 60_000,
+      seed: seedOf(first),
+    });
+    const before = requests;
+    await jwtVerify(await sign(rotated), keySet);
+    await jwtVerify(await sign(rotated), keySet);
+    await jwtVerify(await sign(first), keySet);
+    expect(requests - before).toBe(1);
+
+    const stranger = await newKey();
+    await expect(jwtVerify(await sign(stranger), keySet)).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
+    expect(requests - before).toBe(1);
+  });
+
+  it('takes an empty seed for none: the set is fetched on first use', async () => {
+    const keySet = remoteKeySet(new URL(`${base}/jwks`), {
+      timeoutMs: 2_000,
+      cooldownMs: 60_000,
+      seed: { keys: [] },
+    });
+    const before = requests;
+    await jwtVerify(await sign(first), keySet);
+    await jwtVerify(await sign(first), keySet);
+    expect(requests - before).toBe(1);
+  });
+
+  it('fetches the set again once the seed is maxAge old', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const keySet = remoteKeySet(new URL(`${base}/jwks`), {
+      timeoutMs: 2_000,
+      cooldownMs: 60_000,
+      maxAgeMs: 600_000,
+      seed: seedOf(first),
+    });
+    const before = requests;
+    vi.setSystemTime(Date.now() + 599_000);
+    await jwtVerify(await sign(first), keySet);
+    expect(requests).toBe(before);
+
+    vi.setSystemTime(Date.now() + 2_000);
+    await jwtVerify(await sign(first), keySet);
+    await jwtVerify(await sign(first), keySet);
+    expect(requests - before).toBe(1);
   });
 });
