@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -16,9 +17,19 @@ import { applyGuardedChange } from '#lib/records/writes/guarded-change.ts';
  * being undone yet, so two undos cannot both happen. Undoing an undo is undoing that newer entry.
  */
 export async function undoChange(user: EditsPrincipal, businessId: string, entryId: string) {
-  await assertHoldsBusiness(user, businessId);
-  const { Item: entry } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.history(businessId, entryId), ConsistentRead: true }),
+  // The entry is read beside the access check; the write below waits for both.
+  const { result: entry } = await readAlongsideAccess(
+    assertHoldsBusiness(user, businessId),
+    async () =>
+      (
+        await dynamo.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: keys.history(businessId, entryId),
+            ConsistentRead: true,
+          }),
+        )
+      ).Item,
   );
   if (!entry) throw new NotFoundError(`No change ${entryId} in this business's history`);
   if (entry.undone_by)

@@ -77,4 +77,24 @@ describe('edits API: undo', () => {
       version: 2,
     });
   });
+
+  it("reads the entry beside the access check: an unknown entry is a 404 after one round trip, another tenant's owner a 403", async () => {
+    const faq = await createFaq('Q?');
+    const entries = (
+      await api('GET', edits(`/businesses/${tenant.businessId}/change-log`), { token: tenant.tokens.owner })
+    ).body.data;
+    const entry = entries.find((e: { record_id: string }) => e.record_id === faq.id);
+    const other = await arrangeTenant();
+
+    const unknown = await post(`/businesses/${tenant.businessId}/change-log/${crypto.randomUUID()}/undo`);
+    expect(unknown.status).toBe(404);
+    expect(Number(unknown.headers.get('x-local-dynamodb-round-trips'))).toBe(1);
+
+    const stranger = await post(
+      `/businesses/${tenant.businessId}/change-log/${entry.id}/undo`,
+      other.tokens.owner,
+    );
+    expect(stranger.status).toBe(403);
+    expect((await agent('GET', faqPath(faq.id))).status).toBe(200);
+  });
 });
