@@ -1,6 +1,7 @@
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
-import { putAutoSchedule } from '#lib/blog/auto-schedule.ts';
+import { putAutoSchedule, readSchedule } from '#lib/blog/auto-schedule.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { blogRoutes } from '#lib/routes/blog.ts';
 
@@ -8,7 +9,10 @@ export const handler = httpHandler(
   blogRoutes.putBlogAutoSchedule,
   consoleAuth,
   async ({ params, body, principal }) => {
-    await assertHoldsBusiness(principal, params.business_id);
-    return { data: await putAutoSchedule(params.business_id, body) };
+    const { result: seen } = await readAlongsideAccess(
+      assertHoldsBusiness(principal, params.business_id),
+      () => readSchedule(params.business_id),
+    );
+    return { data: await putAutoSchedule(params.business_id, body, seen) };
   },
 );

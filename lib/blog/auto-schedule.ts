@@ -22,15 +22,18 @@ export async function getAutoSchedule(businessId: string): Promise<BlogAutoSched
  * Create or replace the schedule. Idempotent: a PUT that changes nothing writes nothing and
  * returns the schedule as it is. `next_run_at` is recomputed only when the schedule is switched
  * on or its frequency changes, so re-sending the same body never pushes the next post back.
- * The write is conditioned on what was read, so two concurrent PUTs cannot interleave.
+ * The write is conditioned on what was read, so two concurrent PUTs cannot interleave. `seen` is
+ * the schedule as the caller read it (readSchedule, sent beside the access check); a write that
+ * finds it changed reads again.
  */
 export async function putAutoSchedule(
   businessId: string,
   input: BlogAutoScheduleInput,
+  seen: BlogAutoSchedule | undefined,
   now: () => Date = () => new Date(),
 ): Promise<BlogAutoSchedule> {
   for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-    const current = await readSchedule(businessId);
+    const current = attempt === 0 ? seen : await readSchedule(businessId);
     const next = nextSchedule(businessId, current, input, now());
     if (next === current) return current;
     try {
@@ -72,7 +75,8 @@ export async function deleteAutoSchedule(businessId: string): Promise<void> {
   }
 }
 
-async function readSchedule(businessId: string): Promise<BlogAutoSchedule | undefined> {
+/** The business's schedule, if it has one (strongly consistent: a PUT conditions its write on it). */
+export async function readSchedule(businessId: string): Promise<BlogAutoSchedule | undefined> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.blogAutoSchedule(businessId), ConsistentRead: true }),
   );

@@ -4,8 +4,9 @@ import { arrangeTenant, platformAdminToken, type Tenant } from '../support/tenan
 
 /**
  * Console reads guarded by an access check send the read together with the check (one round trip
- * as the harness counts them; a business summary's two reads go out at once beside the check), and
- * a refused caller gets the check's answer and nothing read.
+ * as the harness counts them; a business summary's two reads go out at once beside the check), as
+ * does a schedule PUT with the read its write is conditioned on; a refused caller gets the check's
+ * answer, nothing read and nothing written.
  */
 describe('console reads alongside their access check', () => {
   let tenant: Tenant;
@@ -55,6 +56,42 @@ describe('console reads alongside their access check', () => {
 
     expect((await api('GET', path, { token: other.tokens.owner })).status).toBe(404);
     expect((await api('GET', path, { token: tenant.tokens.owner })).status).toBe(403);
+  });
+
+  it('puts a schedule after reading it beside the check: one round trip to change nothing, two to change it', async () => {
+    const path = `/api/v1/businesses/${tenant.businessId}/blog_posts/auto_schedule`;
+    const current = (await api('GET', path, { token: tenant.tokens.owner })).body.data;
+
+    // The schedule was put with every default (beforeAll): the same body again changes nothing.
+    const same = await api('PUT', path, { token: tenant.tokens.owner, json: {} });
+    expect(same.status).toBe(200);
+    expect(same.body.data.updated_at).toBe(current.updated_at);
+    expect(roundTrips(same)).toBe(1);
+
+    const changed = await api('PUT', path, { token: tenant.tokens.owner, json: { frequency_type: 'daily' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.frequency_type).toBe('daily');
+    expect(roundTrips(changed)).toBe(2);
+
+    const refused = await api('PUT', path, {
+      token: other.tokens.owner,
+      json: { frequency_type: 'monthly' },
+    });
+    expect(refused.status).toBe(403);
+    expect((await api('GET', path, { token: tenant.tokens.owner })).body.data.frequency_type).toBe('daily');
+  });
+
+  it('takes two PUTs at once: both answer 200 and the schedule ends as one of them', async () => {
+    const path = `/api/v1/businesses/${tenant.businessId}/blog_posts/auto_schedule`;
+    const puts = await Promise.all(
+      (['weekly', 'monthly'] as const).map((frequency_type) =>
+        api('PUT', path, { token: tenant.tokens.owner, json: { frequency_type } }),
+      ),
+    );
+
+    expect(puts.map((put) => put.status)).toEqual([200, 200]);
+    const final = (await api('GET', path, { token: tenant.tokens.owner })).body.data;
+    expect(puts.map((put) => put.body.data)).toContainEqual(final);
   });
 
   it('lists platform admins to an admin in one round trip, and refuses anyone else', async () => {
