@@ -7,8 +7,9 @@ export const NO_KEY_SET = '{"keys":[]}';
 
 /**
  * The most JWT_KEY_SET may hold. Lambda allows 4 KB of environment variables per function, names
- * and values together, and the console functions carry other settings too; a user pool's two RSA
- * keys take about 1 KB.
+ * and values together, and the console functions carry other settings too; a custom resource's
+ * whole answer to CloudFormation must fit in 4,096 bytes as well. A user pool's two RSA keys take
+ * about 1 KB.
  */
 export const MAX_KEY_SET_CHARS = 2_048;
 
