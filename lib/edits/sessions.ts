@@ -93,16 +93,15 @@ export async function openSession(
           expires_at_epoch: Math.ceil((now.getTime() + SESSION_MAX_MS) / 1000),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
+        // A re-run with the same key is refused with the session the first run opened.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException) || !idempotentCreate) throw error;
-    const { Item } = await dynamo.send(
-      new GetCommand({ TableName: tableName, Key: keys.editSession(session.id), ConsistentRead: true }),
-    );
-    if (!Item) throw error;
-    assertSameRequest(Item, idempotentCreate);
-    return toView(sessionItem.fromItem(Item), true);
+    if (!(error instanceof ConditionalCheckFailedException) || !idempotentCreate || !error.Item) throw error;
+    const opened = unmarshall(error.Item);
+    assertSameRequest(opened, idempotentCreate);
+    return toView(sessionItem.fromItem(opened), true);
   }
   return toView(session, true, now.getTime());
 }
