@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AUTHENTICATED_CHANNEL } from '#lib/http/authenticated-channel.ts';
+import { EARLY_READ_CHANNEL, type EarlyReadStart } from '#lib/http/early-read.ts';
 
 /*
  * Local-only instrument: the harness's function workers, the bench and tests that count calls
@@ -11,8 +12,13 @@ import { AUTHENTICATED_CHANNEL } from '#lib/http/authenticated-channel.ts';
 /** DynamoDB usage of one unit of work (a request, in the harness and the bench). */
 export interface DynamoUsage {
   calls: number;
-  /** Calls made while authenticating (agent key lookup), before the operation itself ran. */
+  /**
+   * Calls made while authenticating (agent key lookup), before the operation itself ran; an
+   * operation's read started beside authentication (lib/http/early-read.ts) is not one of them.
+   */
   authCalls: number;
+  /** Calls of the operation's early read (counted in `calls`, never in `authCalls`). */
+  earlyCalls: number;
   operations: string[];
   capacityUnits: number;
   readUnits: number;
@@ -22,8 +28,13 @@ export interface DynamoUsage {
    * later than it (calls sent together share a trip), so this is the critical path's length.
    */
   roundTrips: number;
-  /** Round trips spent authenticating. */
+  /**
+   * Round trips spent authenticating: the latest trip of an authentication call. An early read
+   * sent beside the check shares its trip, so it adds no round trip of its own.
+   */
   authRoundTrips: number;
+  /** Trip number of the latest call that is not an early read's, so far. */
+  authTrip: number;
   /** Trip number of the latest call that has answered (the next call starts after it). */
   answeredTrip: number;
   /**
@@ -34,6 +45,8 @@ export interface DynamoUsage {
 }
 
 const current = new AsyncLocalStorage<DynamoUsage>();
+/** Set inside an operation's early read, so that its calls are not taken for authentication's. */
+const inEarlyRead = new AsyncLocalStorage<true>();
 
 /**
  * Count the DynamoDB calls (and consumed capacity) that `work` makes, however deep in lib/ they
@@ -55,12 +68,14 @@ export function emptyUsage(): DynamoUsage {
   return {
     calls: 0,
     authCalls: 0,
+    earlyCalls: 0,
     operations: [],
     capacityUnits: 0,
     readUnits: 0,
     writeUnits: 0,
     roundTrips: 0,
     authRoundTrips: 0,
+    authTrip: 0,
     answeredTrip: 0,
     delayMs: 0,
   };
@@ -71,13 +86,19 @@ export function networkDelayMs(): number {
   return current.getStore()?.delayMs ?? 0;
 }
 
-// The pipeline announces each authenticated request: the calls made before it were authentication.
+// The pipeline announces each authenticated request: the calls made before it, but those of an
+// early read, were authentication.
 subscribe(AUTHENTICATED_CHANNEL, () => {
   const usage = current.getStore();
   if (usage) {
-    usage.authCalls = usage.calls;
-    usage.authRoundTrips = usage.roundTrips;
+    usage.authCalls = usage.calls - usage.earlyCalls;
+    usage.authRoundTrips = usage.authTrip;
   }
+});
+
+// ...and runs an operation's early read through us, so that its calls are known for the operation's.
+subscribe(EARLY_READ_CHANNEL, (message) => {
+  (message as EarlyReadStart).run = (read) => inEarlyRead.run(true, read);
 });
 
 interface CapacityReport {
@@ -106,6 +127,8 @@ export function attachUsageCounter(client: DynamoDBClient): void {
       usage.operations.push(operation);
       const trip = usage.answeredTrip + 1;
       usage.roundTrips = Math.max(usage.roundTrips, trip);
+      if (inEarlyRead.getStore()) usage.earlyCalls += 1;
+      else usage.authTrip = Math.max(usage.authTrip, trip);
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
       if (usage.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, usage.delayMs));

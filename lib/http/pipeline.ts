@@ -8,6 +8,7 @@ import { authenticatedChannel } from '#lib/http/authenticated-channel.ts';
 import { type BodyParser, bodyMiddleware, jsonBody } from '#lib/http/body-parsers.ts';
 import { answerBeforeDeadline } from '#lib/http/deadline.ts';
 import { asDependencyUnavailable } from '#lib/http/dependency-errors.ts';
+import { type EarlyRead, startEarlyRead } from '#lib/http/early-read.ts';
 import { successBody } from '#lib/http/envelope.ts';
 import { errorPayload } from '#lib/http/error-formats.ts';
 import { HttpError, ServiceUnavailableError } from '#lib/http/errors.ts';
@@ -24,7 +25,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** What a handler receives: the validated request parts and the authenticated caller. */
-export interface HandlerInput<R extends RouteDefinition, P> {
+export interface HandlerInput<R extends RouteDefinition, P, E = never> {
   params: Parsed<R['request']['params']>;
   query: Parsed<R['request']['query']>;
   headers: Parsed<R['request']['headers']>;
@@ -33,6 +34,11 @@ export interface HandlerInput<R extends RouteDefinition, P> {
   requestId: string;
   /** Set when the request carries an Idempotency-Key: the create's id and request hash. */
   idempotentCreate?: IdempotentCreate | undefined;
+  /**
+   * The handler's `earlyRead`, started beside authentication (early-read.ts); undefined when the
+   * handler has none or the path or query did not validate: the operation then reads as usual.
+   */
+  early: Promise<E> | undefined;
 }
 
 /** What a handler returns; the pipeline wraps it in the route's envelope and status. */
@@ -50,6 +56,7 @@ export interface HandlerOutput {
 interface PipelineContext<P> extends Context {
   principal: P;
   idempotentCreate?: IdempotentCreate;
+  early?: Promise<unknown> | undefined;
 }
 
 /**
@@ -65,12 +72,14 @@ export type IdempotencyWrapper = <
 
 /**
  * What only some handlers pass, so that other functions neither bundle nor load it: the
- * Idempotency-Key wrapper (routes with idempotent: true) and a body parser other than JSON
- * (routes with bodyFormat form or multipart).
+ * Idempotency-Key wrapper (routes with idempotent: true), a body parser other than JSON
+ * (routes with bodyFormat form or multipart), and a read to start beside authentication.
  */
-export interface HandlerOptions {
+export interface HandlerOptions<R extends RouteDefinition, E> {
   idempotency?: IdempotencyWrapper;
   bodyParser?: BodyParser;
+  /** Started together with authentication; the operation receives it as `early` (early-read.ts). */
+  earlyRead?: EarlyRead<R, E>;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -102,16 +111,17 @@ const ANY_ORIGIN_HEADERS = {
 
 /**
  * Build the Lambda handler of one route. Every HTTP function goes through this one chain, in this
- * order: logging context, error mapping, header and event normalisation, authentication, JSON body
- * parsing, zod validation of every request part, then the operation itself. The whole chain runs
+ * order: logging context, error mapping, header and event normalisation, authentication (with the
+ * handler's early read, if any, sent beside it: early-read.ts), JSON body parsing, zod validation
+ * of every request part, then the operation itself. The whole chain runs
  * against the function's deadline (deadline.ts), so a stalled dependency anywhere in it, the
  * credential lookups included, ends as a 503 in the route's error format, not the platform's.
  */
-export function httpHandler<R extends RouteDefinition, P>(
+export function httpHandler<R extends RouteDefinition, P, E = never>(
   route: R,
   authenticator: Authenticator<P>,
-  operation: (input: HandlerInput<R, P>) => Promise<HandlerOutput | undefined>,
-  { idempotency, bodyParser = jsonBody }: HandlerOptions = {},
+  operation: (input: HandlerInput<R, P, E>) => Promise<HandlerOutput | undefined>,
+  { idempotency, bodyParser = jsonBody, earlyRead }: HandlerOptions<R, E> = {},
 ) {
   if (authenticator.kind !== route.auth) {
     throw new Error(
@@ -139,7 +149,7 @@ export function httpHandler<R extends RouteDefinition, P>(
     .use(httpEventNormalizer());
   if (route.cors === 'any-origin') chain.use(anyOriginCors(route));
   if (route.rejectsMethods) chain.use(onlyRouteMethod(route));
-  chain.use(authentication(authenticator, route));
+  chain.use(authentication(authenticator, route, earlyRead));
   if (route.request.body) {
     chain.use(bodyMiddleware(bodyParser, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   }
@@ -155,7 +165,8 @@ export function httpHandler<R extends RouteDefinition, P>(
       principal: context.principal,
       requestId,
       idempotentCreate: context.idempotentCreate,
-    } as HandlerInput<R, P>;
+      early: context.early,
+    } as HandlerInput<R, P, E>;
 
     const output = await operation(input);
     const responseHeaders = { ...baseHeaders(requestId), ...output?.headers };
@@ -207,12 +218,14 @@ export function httpHandler<R extends RouteDefinition, P>(
   );
 }
 
-function authentication<P>(
+function authentication<R extends RouteDefinition, P, E>(
   authenticator: Authenticator<P>,
-  route: RouteDefinition,
+  route: R,
+  earlyRead: EarlyRead<R, E> | undefined,
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
   return {
     before: async (request) => {
+      request.context.early = earlyRead && startEarlyRead(route, request.event, earlyRead);
       request.context.principal = await authenticator.authenticate(request.event.headers, {
         oauthScope: route.oauthScope,
         sourceIp: request.event.requestContext?.http?.sourceIp ?? 'unknown',
