@@ -1,8 +1,13 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { deleteAgentRecord } from '#lib/records/agent/operations.ts';
+import { deleteAgentRecord, earlyWriteRead } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('deleteLocation'), agentAuth, (input) =>
-  deleteAgentRecord('location', input),
+export const handler = httpHandler(
+  agentRoute('deleteLocation'),
+  agentAuth,
+  (input) => deleteAgentRecord('location', input),
+  {
+    earlyRead: earlyWriteRead('location'),
+  },
 );

@@ -1,6 +1,8 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { getAgentRecord } from '#lib/records/agent/operations.ts';
+import { earlyRecord, getAgentRecord } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('getFaq'), agentAuth, (input) => getAgentRecord('faq', input));
+export const handler = httpHandler(agentRoute('getFaq'), agentAuth, (input) => getAgentRecord('faq', input), {
+  earlyRead: earlyRecord('faq'),
+});

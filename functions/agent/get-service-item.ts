@@ -1,8 +1,13 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { getAgentRecord } from '#lib/records/agent/operations.ts';
+import { earlyRecord, getAgentRecord } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('getServiceItem'), agentAuth, (input) =>
-  getAgentRecord('service_item', input),
+export const handler = httpHandler(
+  agentRoute('getServiceItem'),
+  agentAuth,
+  (input) => getAgentRecord('service_item', input),
+  {
+    earlyRead: earlyRecord('service_item'),
+  },
 );

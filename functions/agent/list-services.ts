@@ -1,8 +1,13 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { listAgentRecords } from '#lib/records/agent/list.ts';
+import { earlyPage, listAgentRecords } from '#lib/records/agent/list.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('listServices'), agentAuth, (input) =>
-  listAgentRecords('service', input),
+export const handler = httpHandler(
+  agentRoute('listServices'),
+  agentAuth,
+  (input) => listAgentRecords('service', input),
+  {
+    earlyRead: earlyPage('service'),
+  },
 );

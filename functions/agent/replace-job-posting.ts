@@ -1,8 +1,13 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { replaceAgentRecord } from '#lib/records/agent/operations.ts';
+import { earlyWriteRead, replaceAgentRecord } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('replaceJobPosting'), agentAuth, (input) =>
-  replaceAgentRecord('job_posting', input),
+export const handler = httpHandler(
+  agentRoute('replaceJobPosting'),
+  agentAuth,
+  (input) => replaceAgentRecord('job_posting', input),
+  {
+    earlyRead: earlyWriteRead('job_posting'),
+  },
 );

@@ -1,8 +1,13 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
-import { patchAgentRecord } from '#lib/records/agent/operations.ts';
+import { earlyWriteRead, patchAgentRecord } from '#lib/records/agent/operations.ts';
 import { agentRoute } from '#lib/routes/agent.ts';
 
-export const handler = httpHandler(agentRoute('updateJobPosting'), agentAuth, (input) =>
-  patchAgentRecord('job_posting', input),
+export const handler = httpHandler(
+  agentRoute('updateJobPosting'),
+  agentAuth,
+  (input) => patchAgentRecord('job_posting', input),
+  {
+    earlyRead: earlyWriteRead('job_posting'),
+  },
 );

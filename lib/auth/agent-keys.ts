@@ -104,13 +104,23 @@ function keyIdValues(keyId: string) {
   return { ':pk': gsi1pk, ':sk': gsi1sk };
 }
 
+/** The agent key the request carries, if it carries one (checked against nothing yet). */
+function presentedKey(headers: Record<string, string | undefined>): string | undefined {
+  const key = bearerToken(headers);
+  return key?.startsWith(KEY_PREFIX) ? key : undefined;
+}
+
+/** Whether the request carries something shaped like an agent key: worth reading beside its lookup. */
+export const carriesAgentKey = (headers: Record<string, string | undefined>): boolean =>
+  presentedKey(headers) !== undefined;
+
 /** Automated agents: `authorization: Bearer agk_…`. */
 export const agentAuth: Authenticator<AgentPrincipal> = {
   kind: 'agent',
   prepare() {},
   async authenticate(headers) {
-    const key = bearerToken(headers);
-    if (!key?.startsWith(KEY_PREFIX)) {
+    const key = presentedKey(headers);
+    if (!key) {
       throw new UnauthorizedError('Send an agent key (agk_…) as a bearer token', CHALLENGE);
     }
     const { Item } = await dynamo.send(

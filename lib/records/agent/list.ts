@@ -1,8 +1,11 @@
-import { assertAgentMayAccess } from '#lib/auth/agent-keys.ts';
+import { assertAgentMayAccess, carriesAgentKey } from '#lib/auth/agent-keys.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import type { AgentInput } from '#lib/records/agent/operations.ts';
 import type { EntityName } from '#lib/records/entities.ts';
 import { listRecords } from '#lib/records/reads/record-list.ts';
+
+type Page = Awaited<ReturnType<typeof listRecords>>;
+type PageQuery = { limit: number; cursor?: string | undefined };
 
 /**
  * The agent API's list of one entity: a page of records with `meta.next_cursor`. Apart from
@@ -11,11 +14,25 @@ import { listRecords } from '#lib/records/reads/record-list.ts';
  */
 export async function listAgentRecords(
   entity: EntityName,
-  input: AgentInput & { query: { limit: number; cursor?: string | undefined } },
+  input: AgentInput<Page> & { query: PageQuery },
 ): Promise<HandlerOutput> {
   const businessId = input.params.business_id ?? '';
   assertAgentMayAccess(input.principal, businessId, 'read');
-  const { limit, cursor } = input.query;
-  const page = await listRecords(entity, businessId, { limit, cursor });
+  const page = await (input.early ?? listRecords(entity, businessId, input.query));
   return { data: page.records, meta: { next_cursor: page.nextCursor } };
 }
+
+/**
+ * The handler's `earlyRead`: the page, read beside the agent key's lookup (as operations.ts does
+ * for one record), for a request that carries an agent key.
+ */
+export const earlyPage =
+  (entity: EntityName) =>
+  (request: {
+    params: Record<string, string>;
+    query: PageQuery;
+    headers: Record<string, string | undefined>;
+  }): Promise<Page> | undefined =>
+    carriesAgentKey(request.headers)
+      ? listRecords(entity, request.params.business_id ?? '', request.query)
+      : undefined;

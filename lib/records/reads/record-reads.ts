@@ -26,15 +26,19 @@ export async function getRecord(
   return recordView(await readExisting(entity, businessId, recordId));
 }
 
-/** The members of a package or service item, in the order of its member list. */
+/**
+ * The members of a package or service item, in the order of its member list. `ownerRead` is the
+ * owner's read when it was started earlier (readExisting).
+ */
 export async function listMembers(
   entity: EntityName,
   businessId: string,
   recordId: string,
+  ownerRead: Promise<StoredItem> = readExisting(entity, businessId, recordId),
 ): Promise<RecordView[]> {
   const members = entities[entity].members;
   if (!members) throw new Error(`${entity} has no members`);
-  const owner = await readExisting(entity, businessId, recordId);
+  const owner = await ownerRead;
   const ids = (owner[members.field] as string[] | undefined) ?? [];
   const found = await readRecords(
     businessId,
@@ -58,7 +62,12 @@ export async function readRecords(
   return new Map(items.map((item) => [`${item.entity}#${item.id}`, item]));
 }
 
-async function readExisting(entity: EntityName, businessId: string, recordId: string): Promise<StoredItem> {
+/** One record as stored, read consistently; 404 when the business has no such record. */
+export async function readExisting(
+  entity: EntityName,
+  businessId: string,
+  recordId: string,
+): Promise<StoredItem> {
   const { Item } = await dynamo.send(
     new GetCommand({
       TableName: tableName,
@@ -70,12 +79,18 @@ async function readExisting(entity: EntityName, businessId: string, recordId: st
   return Item as StoredItem;
 }
 
+/** What a write plans from: the record, and the primary pointer of an entity with a primary rule. */
+export interface WriteRead {
+  current: StoredItem;
+  pointer: string | null | undefined;
+}
+
 /** The record, and for an entity with a primary rule its pointer too, in one call. */
 export async function readForWrite(
   entity: EntityName,
   businessId: string,
   recordId: string,
-): Promise<{ current: StoredItem; pointer: string | null | undefined }>;
+): Promise<WriteRead>;
 export async function readForWrite(
   entity: EntityName,
   businessId: string,

@@ -10,7 +10,7 @@ import {
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotency/keyed-create.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
-import { readForWrite } from '#lib/records/reads/record-reads.ts';
+import { readForWrite, type WriteRead } from '#lib/records/reads/record-reads.ts';
 import {
   type RecordFields,
   type RecordView,
@@ -74,6 +74,13 @@ export async function createRecord(
   }
 }
 
+/**
+ * Options of a write to an existing record. `firstRead`: the record as read for this write, when
+ * that read was started earlier (beside the caller's check); the first attempt plans from it, and
+ * a retry after a concurrent write reads afresh.
+ */
+export type ExistingWriteOptions = WriteOptions & { firstRead?: Promise<WriteRead> | undefined };
+
 class AlreadyCreated extends Error {
   constructor(readonly item: StoredItem) {
     super('already created');
@@ -85,7 +92,7 @@ export async function replaceRecord(
   businessId: string,
   recordId: string,
   body: RecordFields,
-  options: WriteOptions,
+  options: ExistingWriteOptions,
 ): Promise<RecordView> {
   return updateWith(entity, businessId, recordId, options, (current) => ({
     ...completeFields(entity, body),
@@ -98,7 +105,7 @@ export async function patchRecord(
   businessId: string,
   recordId: string,
   patch: RecordFields,
-  options: WriteOptions,
+  options: ExistingWriteOptions,
 ): Promise<RecordView> {
   return updateWith(entity, businessId, recordId, options, (current) =>
     mergeIntoRecord(entity, current, patch),
@@ -110,7 +117,7 @@ export async function setMembers(
   businessId: string,
   recordId: string,
   memberIds: string[],
-  options: WriteOptions,
+  options: ExistingWriteOptions,
 ): Promise<RecordView> {
   const members = entities[entity].members;
   if (!members) throw new Error(`${entity} has no members`);
@@ -124,10 +131,12 @@ export async function deleteRecord(
   entity: EntityName,
   businessId: string,
   recordId: string,
-  options: WriteOptions,
+  { firstRead, ...options }: ExistingWriteOptions,
 ): Promise<void> {
+  let read = firstRead;
   await commitWithRetry(async () => {
-    const { current, pointer } = await readForWrite(entity, businessId, recordId);
+    const { current, pointer } = await (read ?? readForWrite(entity, businessId, recordId));
+    read = undefined;
     checkIfMatch(current, options.ifMatch);
     if ((current.ref_count ?? 0) > 0) {
       const referrers = await findReferrers(entity, businessId, recordId);
@@ -143,11 +152,13 @@ async function updateWith(
   entity: EntityName,
   businessId: string,
   recordId: string,
-  options: WriteOptions,
+  { firstRead, ...options }: ExistingWriteOptions,
   nextFields: (current: StoredItem) => RecordFields,
 ): Promise<RecordView> {
+  let read = firstRead;
   return commitWithRetry(async () => {
-    const { current, pointer } = await readForWrite(entity, businessId, recordId);
+    const { current, pointer } = await (read ?? readForWrite(entity, businessId, recordId));
+    read = undefined;
     checkIfMatch(current, options.ifMatch);
     return planWrite({ entity, businessId, recordId, current, next: nextFields(current), pointer, options });
   });

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AgentTenant,
+  agentApi,
+  arrangeAgentTenant,
+  collectionPath,
+  createRecordVia,
+  itemPath,
+} from '../support/agents.ts';
+import type { ApiResponse } from '../support/api.ts';
+
+/**
+ * An agent operation's read goes out together with the agent key's lookup (lib/http/early-read.ts):
+ * the key and the record cost one round trip. The harness counts the read as the operation's call
+ * but not as a round trip of its own, since it shared the key lookup's. A refused request answers
+ * exactly as before, in the same order (401, then 422, then 403, then 404), and shows nothing read.
+ */
+describe('agent reads beside the agent key', () => {
+  let tenant: AgentTenant;
+  const usage = (response: ApiResponse) => ({
+    authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
+    calls: Number(response.headers.get('x-local-dynamodb-calls')),
+    roundTrips: Number(response.headers.get('x-local-dynamodb-round-trips')),
+  });
+
+  beforeAll(async () => {
+    tenant = await arrangeAgentTenant();
+  });
+
+  it('reads a record, a page and a member list in the key lookup’s round trip', async () => {
+    const faq = await createRecordVia(tenant, 'faq');
+    const pack = await createRecordVia(tenant, 'package');
+    const item = await createRecordVia(tenant, 'service_item');
+    const membersPath = `${itemPath(tenant.businessId, 'package', pack.id)}/service-items`;
+    const set = await agentApi('PUT', membersPath, tenant.key, { json: { service_item_ids: [item.id] } });
+    expect(set.status).toBe(200);
+
+    const got = await agentApi('GET', itemPath(tenant.businessId, 'faq', faq.id), tenant.key);
+    expect(got.status).toBe(200);
+    expect(got.body.data.id).toBe(faq.id);
+    expect(got.headers.get('etag')).toBe(`"${faq.version}"`);
+    expect(usage(got)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0 });
+
+    const page = await agentApi('GET', `${collectionPath(tenant.businessId, 'faq')}?limit=1`, tenant.key);
+    expect(page.status).toBe(200);
+    expect(page.body.data.map((record: { id: string }) => record.id)).toEqual([faq.id]);
+    expect(usage(page)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0 });
+
+    // The package's own read shares the key's trip; its members' read follows it.
+    const members = await agentApi('GET', membersPath, tenant.key);
+    expect(members.status).toBe(200);
+    expect(members.body.data.map((record: { id: string }) => record.id)).toEqual([item.id]);
+    expect(usage(members)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+  });
+
+  it('plans a change from a read sent beside the key: one round trip after it, the transaction', async () => {
+    const faq = await createRecordVia(tenant, 'faq');
+    const path = itemPath(tenant.businessId, 'faq', faq.id);
+
+    const patched = await agentApi('PATCH', path, tenant.key, {
+      json: { answer: 'Read beside the key' },
+      headers: { 'if-match': `"${faq.version}"` },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ answer: 'Read beside the key', version: faq.version + 1 });
+    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+
+    // The read was of the record before the PATCH: an If-Match of that version is now stale.
+    const stale = await agentApi('PUT', path, tenant.key, {
+      json: { question: 'Q', answer: 'stale' },
+      headers: { 'if-match': `"${faq.version}"` },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('VERSION_CONFLICT');
+
+    const deleted = await agentApi('DELETE', path, tenant.key);
+    expect(deleted.status).toBe(204);
+    expect(usage(deleted)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+    expect((await agentApi('GET', path, tenant.key)).status).toBe(404);
+  });
+
+  it('reads a record with a primary rule together with its pointer, beside the key', async () => {
+    const location = await createRecordVia(tenant, 'location');
+    const path = itemPath(tenant.businessId, 'location', location.id);
+
+    const patched = await agentApi('PATCH', path, tenant.key, { json: { name: 'Moved' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.name).toBe('Moved');
+    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+  });
+
+  it('answers 401 to a refused key before anything the read found, and reads nothing without one', async () => {
+    const missing = itemPath(tenant.businessId, 'faq', randomUUID());
+
+    const unknownKey = await agentApi('GET', missing, `agk_${randomUUID()}`);
+    expect(unknownKey.status).toBe(401);
+    expect(unknownKey.body.error.message).toBe('The agent key is not valid');
+
+    const noKey = await agentApi('GET', missing, undefined);
+    expect(noKey.status).toBe(401);
+    expect(usage(noKey)).toEqual({ authCalls: 0, calls: 0, roundTrips: 0 });
+
+    // A path that does not validate starts no read: 401 without a key, 422 with one.
+    const badPath = `${collectionPath(tenant.businessId, 'faq')}/not-a-uuid`;
+    expect((await agentApi('GET', badPath, `agk_${randomUUID()}`)).status).toBe(401);
+    const invalid = await agentApi('GET', badPath, tenant.key);
+    expect(invalid.status).toBe(422);
+    expect(usage(invalid)).toEqual({ authCalls: 1, calls: 0, roundTrips: 0 });
+  });
+
+  it("answers another tenant's key 403 with nothing of the record, and a missing record 404", async () => {
+    const faq = await createRecordVia(tenant, 'faq', { question: 'Private question', answer: 'Private' });
+    const path = itemPath(tenant.businessId, 'faq', faq.id);
+
+    for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+      const refused = await agentApi(method, path, tenant.other.key, {
+        ...(method === 'PATCH' ? { json: { answer: 'x' } } : {}),
+      });
+      expect(refused.status, method).toBe(403);
+      expect(JSON.stringify(refused.body), method).not.toMatch(/Private|version/);
+      expect(refused.headers.get('etag'), method).toBeNull();
+    }
+    const readOnly = await agentApi('PATCH', path, tenant.readOnlyKey, { json: { answer: 'x' } });
+    expect(readOnly.status).toBe(403);
+
+    const page = await agentApi('GET', collectionPath(tenant.businessId, 'faq'), tenant.other.key);
+    expect(page.status).toBe(403);
+    expect(JSON.stringify(page.body)).not.toMatch(/Private/);
+
+    const got = await agentApi('GET', path, tenant.key);
+    expect(got.body.data).toMatchObject({ answer: 'Private', version: faq.version });
+    expect((await agentApi('GET', itemPath(tenant.businessId, 'faq', randomUUID()), tenant.key)).status).toBe(
+      404,
+    );
+  });
+});
