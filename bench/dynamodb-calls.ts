@@ -11,6 +11,8 @@ export interface CallRow {
   status: number;
   calls: number;
   authCalls: number;
+  /** Sequential round trips, the agent key's lookup included (calls sent together count once). */
+  roundTrips: number;
   capacity: number;
   readUnits: number;
   writeUnits: number;
@@ -53,6 +55,7 @@ export async function measureAgentCalls(harness: HarnessInfo): Promise<CallRow[]
       status: response.status,
       calls: Number(response.headers.get('x-local-dynamodb-calls')),
       authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
+      roundTrips: Number(response.headers.get('x-local-dynamodb-all-round-trips')),
       capacity: Number(response.headers.get('x-local-dynamodb-capacity')),
       ...parseUnits(response.headers.get('x-local-dynamodb-units')),
       ms,

@@ -211,13 +211,15 @@ try {
     progress('bench: agent operations: DynamoDB calls and request units…');
     const calls = await measureAgentCalls(harness.info);
     out(
-      `\n## DynamoDB calls per agent operation\n\nCounted by an SDK middleware in the harness (infra/local/dynamodb-usage.ts); auth = the agent key lookup; request units as DynamoDB Local reports them (ReturnConsumedCapacity TOTAL; it reports 2 for any TransactWriteItems, so those count at least 2 per action, as DynamoDB charges for items up to 1 KB), auth included; ms = one warm request through the harness (the function first reached by a request that changes nothing), with ${NETWORK_DELAY_MS} ms added to each DynamoDB call.\n`,
+      `\n## DynamoDB calls per agent operation\n\nCounted by an SDK middleware in the harness (infra/local/dynamodb-usage.ts); auth = the agent key lookup; round trips = sequential DynamoDB round trips, the key's lookup included (an operation's read goes out beside it, lib/http/early-read.ts, so the two count once); request units as DynamoDB Local reports them (ReturnConsumedCapacity TOTAL; it reports 2 for any TransactWriteItems, so those count at least 2 per action, as DynamoDB charges for items up to 1 KB), auth included; ms = one warm request through the harness (the function first reached by a request that changes nothing), with ${NETWORK_DELAY_MS} ms added to each DynamoDB call.\n`,
     );
-    out('| operation | status | DynamoDB calls | + auth calls | read units | write units | ms |');
-    out('|---|---:|---:|---:|---:|---:|---:|');
+    out(
+      '| operation | status | DynamoDB calls | + auth calls | round trips | read units | write units | ms |',
+    );
+    out('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of calls) {
       out(
-        `| ${row.operationId} | ${row.status} | ${row.calls} | ${row.authCalls} | ${row.readUnits} | ${row.writeUnits} | ${row.ms.toFixed(0)} |`,
+        `| ${row.operationId} | ${row.status} | ${row.calls} | ${row.authCalls} | ${row.roundTrips} | ${row.readUnits} | ${row.writeUnits} | ${row.ms.toFixed(0)} |`,
       );
       costRows.push({ operation: `agent ${row.operationId}`, ...row, calls: row.calls + row.authCalls });
     }

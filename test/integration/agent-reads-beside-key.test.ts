@@ -22,6 +22,7 @@ describe('agent reads beside the agent key', () => {
     authCalls: Number(response.headers.get('x-local-dynamodb-auth-calls')),
     calls: Number(response.headers.get('x-local-dynamodb-calls')),
     roundTrips: Number(response.headers.get('x-local-dynamodb-round-trips')),
+    allRoundTrips: Number(response.headers.get('x-local-dynamodb-all-round-trips')),
   });
 
   beforeAll(async () => {
@@ -40,18 +41,18 @@ describe('agent reads beside the agent key', () => {
     expect(got.status).toBe(200);
     expect(got.body.data.id).toBe(faq.id);
     expect(got.headers.get('etag')).toBe(`"${faq.version}"`);
-    expect(usage(got)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0 });
+    expect(usage(got)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0, allRoundTrips: 1 });
 
     const page = await agentApi('GET', `${collectionPath(tenant.businessId, 'faq')}?limit=1`, tenant.key);
     expect(page.status).toBe(200);
     expect(page.body.data.map((record: { id: string }) => record.id)).toEqual([faq.id]);
-    expect(usage(page)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0 });
+    expect(usage(page)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0, allRoundTrips: 1 });
 
     // The package's own read shares the key's trip; its members' read follows it.
     const members = await agentApi('GET', membersPath, tenant.key);
     expect(members.status).toBe(200);
     expect(members.body.data.map((record: { id: string }) => record.id)).toEqual([item.id]);
-    expect(usage(members)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+    expect(usage(members)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
   });
 
   it('plans a change from a read sent beside the key: one round trip after it, the transaction', async () => {
@@ -64,7 +65,7 @@ describe('agent reads beside the agent key', () => {
     });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ answer: 'Read beside the key', version: faq.version + 1 });
-    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
 
     // The read was of the record before the PATCH: an If-Match of that version is now stale.
     const stale = await agentApi('PUT', path, tenant.key, {
@@ -76,7 +77,7 @@ describe('agent reads beside the agent key', () => {
 
     const deleted = await agentApi('DELETE', path, tenant.key);
     expect(deleted.status).toBe(204);
-    expect(usage(deleted)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+    expect(usage(deleted)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
     expect((await agentApi('GET', path, tenant.key)).status).toBe(404);
   });
 
@@ -87,7 +88,7 @@ describe('agent reads beside the agent key', () => {
     const patched = await agentApi('PATCH', path, tenant.key, { json: { name: 'Moved' } });
     expect(patched.status).toBe(200);
     expect(patched.body.data.name).toBe('Moved');
-    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1 });
+    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
   });
 
   it('answers 401 to a refused key before anything the read found, and reads nothing without one', async () => {
@@ -99,14 +100,14 @@ describe('agent reads beside the agent key', () => {
 
     const noKey = await agentApi('GET', missing, undefined);
     expect(noKey.status).toBe(401);
-    expect(usage(noKey)).toEqual({ authCalls: 0, calls: 0, roundTrips: 0 });
+    expect(usage(noKey)).toEqual({ authCalls: 0, calls: 0, roundTrips: 0, allRoundTrips: 0 });
 
     // A path that does not validate starts no read: 401 without a key, 422 with one.
     const badPath = `${collectionPath(tenant.businessId, 'faq')}/not-a-uuid`;
     expect((await agentApi('GET', badPath, `agk_${randomUUID()}`)).status).toBe(401);
     const invalid = await agentApi('GET', badPath, tenant.key);
     expect(invalid.status).toBe(422);
-    expect(usage(invalid)).toEqual({ authCalls: 1, calls: 0, roundTrips: 0 });
+    expect(usage(invalid)).toEqual({ authCalls: 1, calls: 0, roundTrips: 0, allRoundTrips: 1 });
   });
 
   it("answers another tenant's key 403 with nothing of the record, and a missing record 404", async () => {
