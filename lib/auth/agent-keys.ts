@@ -110,9 +110,18 @@ function presentedKey(headers: Record<string, string | undefined>): string | und
   return key?.startsWith(KEY_PREFIX) ? key : undefined;
 }
 
-/** Whether the request carries something shaped like an agent key: worth reading beside its lookup. */
-export const carriesAgentKey = (headers: Record<string, string | undefined>): boolean =>
-  presentedKey(headers) !== undefined;
+/**
+ * An agent handler's `earlyRead` (lib/http/early-read.ts): `read` started beside the key's lookup,
+ * so the key and the operation's read cost one round trip, but only for a request that carries
+ * something shaped like an agent key: one without is refused before anything is read. The
+ * operation uses what was read only after checking the key's business and scope.
+ */
+export const besideAgentKey =
+  <Request extends { headers: Record<string, string | undefined> }, E>(
+    read: (request: Request) => Promise<E>,
+  ) =>
+  (request: Request): Promise<E> | undefined =>
+    presentedKey(request.headers) === undefined ? undefined : read(request);
 
 /** Automated agents: `authorization: Bearer agk_…`. */
 export const agentAuth: Authenticator<AgentPrincipal> = {

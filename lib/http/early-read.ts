@@ -1,9 +1,8 @@
 import { channel } from 'node:diagnostics_channel';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import type { Parsed } from '#lib/http/validation.ts';
 import * as z from '#lib/validation/zod.ts';
-
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** What a read started beside authentication may look at: the request's own parts, nothing more. */
 export interface EarlyRequest<R extends RouteDefinition> {

@@ -14,15 +14,12 @@ import { errorPayload } from '#lib/http/error-formats.ts';
 import { HttpError, ServiceUnavailableError } from '#lib/http/errors.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { parseRequestPart } from '#lib/http/validation.ts';
+import { type Parsed, parseRequestPart } from '#lib/http/validation.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
-import type * as z from '#lib/validation/zod.ts';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** What a handler receives: the validated request parts and the authenticated caller. */
 export interface HandlerInput<R extends RouteDefinition, P, E = never> {

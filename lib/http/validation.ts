@@ -3,6 +3,9 @@ import * as z from '#lib/validation/zod.ts';
 
 export type RequestPart = 'path' | 'query' | 'header' | 'body';
 
+/** What a route's schema for one request part yields (undefined where the route has none). */
+export type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
 /** zod issues in the `{loc, msg, type}` shape of HTTPValidationError; each unknown key is its own issue. */
 export function toValidationIssues(part: RequestPart, error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue): ValidationIssue[] => {

@@ -1,4 +1,4 @@
-import { assertAgentMayAccess, carriesAgentKey } from '#lib/auth/agent-keys.ts';
+import { assertAgentMayAccess, besideAgentKey } from '#lib/auth/agent-keys.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import type { AgentInput } from '#lib/records/agent/operations.ts';
 import type { EntityName } from '#lib/records/entities.ts';
@@ -22,17 +22,12 @@ export async function listAgentRecords(
   return { data: page.records, meta: { next_cursor: page.nextCursor } };
 }
 
-/**
- * The handler's `earlyRead`: the page, read beside the agent key's lookup (as operations.ts does
- * for one record), for a request that carries an agent key.
- */
-export const earlyPage =
-  (entity: EntityName) =>
-  (request: {
-    params: Record<string, string>;
-    query: PageQuery;
-    headers: Record<string, string | undefined>;
-  }): Promise<Page> | undefined =>
-    carriesAgentKey(request.headers)
-      ? listRecords(entity, request.params.business_id ?? '', request.query)
-      : undefined;
+/** The handler's `earlyRead`: the page, read beside the agent key's lookup. */
+export const earlyPage = (entity: EntityName) =>
+  besideAgentKey(
+    (request: {
+      params: Record<string, string>;
+      query: PageQuery;
+      headers: Record<string, string | undefined>;
+    }) => listRecords(entity, request.params.business_id ?? '', request.query),
+  );

@@ -1,4 +1,4 @@
-import { assertAgentMayAccess, carriesAgentKey } from '#lib/auth/agent-keys.ts';
+import { assertAgentMayAccess, besideAgentKey } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
@@ -44,28 +44,21 @@ interface EarlyAgentRequest {
   headers: Record<string, string | undefined>;
 }
 
-/**
- * The handler's `earlyRead`: `read` started beside the agent key's lookup, so the key and the
- * record cost one round trip. Only for a request that carries an agent key at all: one without is
- * refused before anything is read. What the read finds is used only once the key has passed and
- * may use the business (the operations below check before they await it).
- */
-function besideAgentKey<E>(entity: EntityName, read: (target: Target) => Promise<E>) {
-  return (request: EarlyAgentRequest): Promise<E> | undefined =>
-    carriesAgentKey(request.headers) ? read(target(entity, request)) : undefined;
-}
+/** The handlers' `earlyRead`s: the operation's read of its target record, beside the agent key. */
+const beside = <E>(entity: EntityName, read: (target: Target) => Promise<E>) =>
+  besideAgentKey((request: EarlyAgentRequest) => read(target(entity, request)));
 
 /** getAgentRecord's read. */
 export const earlyRecord = (entity: EntityName) =>
-  besideAgentKey(entity, ({ businessId, recordId }) => getRecord(entity, businessId, recordId));
+  beside(entity, ({ businessId, recordId }) => getRecord(entity, businessId, recordId));
 
 /** The read that replace, update, delete and set-members plan their write from. */
 export const earlyWriteRead = (entity: EntityName) =>
-  besideAgentKey(entity, ({ businessId, recordId }) => readForWrite(entity, businessId, recordId));
+  beside(entity, ({ businessId, recordId }) => readForWrite(entity, businessId, recordId));
 
 /** listAgentMembers' read of the record whose members it lists. */
 export const earlyMembersOwner = (entity: EntityName) =>
-  besideAgentKey(entity, ({ businessId, recordId }) => readExisting(entity, businessId, recordId));
+  beside(entity, ({ businessId, recordId }) => readExisting(entity, businessId, recordId));
 
 interface Target {
   businessId: string;
