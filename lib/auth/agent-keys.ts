@@ -10,6 +10,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
+import { readBesideCredential } from '#lib/http/early-read.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -111,17 +112,10 @@ function presentedKey(headers: Record<string, string | undefined>): string | und
 }
 
 /**
- * An agent handler's `earlyRead` (lib/http/early-read.ts): `read` started beside the key's lookup,
- * so the key and the operation's read cost one round trip, but only for a request that carries
- * something shaped like an agent key: one without is refused before anything is read. The
- * operation uses what was read only after checking the key's business and scope.
+ * An agent handler's `earlyRead`: the operation's read, sent beside the key's lookup so the two
+ * cost one round trip, for a request that carries something shaped like an agent key.
  */
-export const besideAgentKey =
-  <Request extends { headers: Record<string, string | undefined> }, E>(
-    read: (request: Request) => Promise<E>,
-  ) =>
-  (request: Request): Promise<E> | undefined =>
-    presentedKey(request.headers) === undefined ? undefined : read(request);
+export const besideAgentKey = readBesideCredential((headers) => presentedKey(headers) !== undefined);
 
 /** Automated agents: `authorization: Bearer agk_…`. */
 export const agentAuth: Authenticator<AgentPrincipal> = {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Authenticator, InternalServicePrincipal } from '#lib/auth/principal.ts';
 import { optionalEnv } from '#lib/config/env.ts';
 import { secretString } from '#lib/config/secrets.ts';
+import { readBesideCredential } from '#lib/http/early-read.ts';
 import { UnauthorizedError } from '#lib/http/errors.ts';
 
 const CHALLENGE = 'ApiKey header="x-internal-api-key"';
@@ -50,6 +51,13 @@ async function currentKeys(): Promise<string[]> {
   }
   return envKeys ?? [];
 }
+
+/**
+ * An internal handler's `earlyRead`: the operation's read, sent while the keys are checked (in AWS
+ * they come from Secrets Manager at a cold start and every 5 minutes), for a request that
+ * carries the header.
+ */
+export const besideInternalKey = readBesideCredential((headers) => Boolean(headers['x-internal-api-key']));
 
 /** Service-to-service callers: `x-internal-api-key`. */
 export const internalAuth: Authenticator<InternalServicePrincipal> = {

@@ -15,6 +15,17 @@ export interface EarlyRequest<R extends RouteDefinition> {
 }
 
 /**
+ * The part of an EarlyRequest a read written for several routes names: path parameters of this
+ * shape, and the headers. (A read with its parameter typed is what lets httpHandler infer its
+ * result's type for the operation's `early`.)
+ */
+export interface EarlyRequestOf<Params, Query = undefined> {
+  params: Params;
+  query: Query;
+  headers: Record<string, string | undefined>;
+}
+
+/**
  * A read the operation is going to make, started together with authentication so that the
  * caller's check and the operation's read cost one round trip instead of two. Returns undefined
  * to read nothing early (the operation then reads as usual).
@@ -33,6 +44,19 @@ const earlyReadChannel = channel(EARLY_READ_CHANNEL);
 export interface EarlyReadStart {
   run: <T>(read: () => T) => T;
 }
+
+/**
+ * An `earlyRead` that starts `read` only for a request that carries a credential of the route's
+ * kind (`presents` looks at the headers, checks nothing): a request without one is refused before
+ * anything is read. What `read` finds is used only after the operation's own access checks.
+ */
+export const readBesideCredential =
+  (presents: (headers: Record<string, string | undefined>) => boolean) =>
+  <Request extends { headers: Record<string, string | undefined> }, E>(
+    read: (request: Request) => Promise<E>,
+  ) =>
+  (request: Request): Promise<E> | undefined =>
+    presents(request.headers) ? read(request) : undefined;
 
 const INVALID = Symbol('invalid');
 

@@ -4,7 +4,7 @@ import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
 import { INLINE_LIMIT_BYTES, PAYLOAD_CEILING_BYTES } from '#lib/media/inline-limit.ts';
 import { addPhoto, deletePhoto } from '#lib/media/photo-writes.ts';
 import { scriptDocument } from '../support/document-host.ts';
-import { bytesOf, sha256, upload } from '../support/internal-media.ts';
+import { bytesOf, MEDIA, sha256, upload } from '../support/internal-media.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 
 /**
@@ -114,6 +114,46 @@ describe('internal media: a photo’s bytes', () => {
     expect(fetched.status).toBe(200);
     expect(sha256(fetched.body)).toBe(sha256(image));
     expect(missing.status).toBe(404);
+    expect((await bytesOf(`/photos/${randomUUID()}/bytes`)).status).toBe(404);
+  });
+});
+
+describe('internal media: the photo read beside the key check', () => {
+  const dynamoCalls = (response: { headers: Headers }) =>
+    Number(response.headers.get('x-local-dynamodb-calls'));
+
+  it('answers a wrong key 401 whatever the photo, and reads nothing without the header', async () => {
+    const tenant = await arrangeTenant();
+    const photo = await upload(tenant.businessId);
+    const gallery = await addGalleryPhoto({
+      industryId: `bakery-${randomUUID().slice(0, 8)}`,
+      bytes: randomBytes(1024),
+      contentType: 'image/webp',
+      width: 10,
+      height: 10,
+    });
+    const wrongKey = { 'x-internal-api-key': `wrong-${randomUUID()}` };
+
+    for (const path of [
+      `/photos/${photo.id}/bytes`,
+      `/photos/${randomUUID()}/bytes`,
+      `/gallery/${gallery.id}/bytes`,
+      `/gallery/${randomUUID()}/bytes`,
+    ]) {
+      const refused = await bytesOf(path, wrongKey);
+      expect(refused.status, path).toBe(401);
+      expect(refused.headers.get('etag'), path).toBeNull();
+      expect(refused.body.toString('utf8'), path).toContain('The internal API key is not valid');
+
+      const withoutKey = await fetch(`${inject('harness').baseUrl}${MEDIA}${path}`);
+      expect(withoutKey.status, path).toBe(401);
+      expect(dynamoCalls(withoutKey), path).toBe(0);
+    }
+
+    const served = await bytesOf(`/photos/${photo.id}/bytes`);
+    expect(served.status).toBe(200);
+    expect(dynamoCalls(served)).toBe(1);
+    expect((await bytesOf(`/gallery/${gallery.id}/bytes`)).status).toBe(200);
     expect((await bytesOf(`/photos/${randomUUID()}/bytes`)).status).toBe(404);
   });
 });

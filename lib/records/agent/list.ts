@@ -1,4 +1,5 @@
 import { assertAgentMayAccess, besideAgentKey } from '#lib/auth/agent-keys.ts';
+import type { EarlyRequestOf } from '#lib/http/early-read.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import type { AgentInput } from '#lib/records/agent/operations.ts';
 import type { EntityName } from '#lib/records/entities.ts';
@@ -24,10 +25,6 @@ export async function listAgentRecords(
 
 /** The handler's `earlyRead`: the page, read beside the agent key's lookup. */
 export const earlyPage = (entity: EntityName) =>
-  besideAgentKey(
-    (request: {
-      params: Record<string, string>;
-      query: PageQuery;
-      headers: Record<string, string | undefined>;
-    }) => listRecords(entity, request.params.business_id ?? '', request.query),
+  besideAgentKey((request: EarlyRequestOf<Record<string, string>, PageQuery>) =>
+    listRecords(entity, request.params.business_id ?? '', request.query),
   );

@@ -1,5 +1,6 @@
 import { assertAgentMayAccess, besideAgentKey } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
+import type { EarlyRequestOf } from '#lib/http/early-read.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
@@ -38,15 +39,9 @@ export interface AgentInput<E = never> {
 /** The input of an operation that takes a record's fields (create, replace, patch). */
 type WithFields<E = never> = AgentInput<E> & { body: RecordFields };
 
-/** What an early read gets from the pipeline (lib/http/early-read.ts), as the agent routes have it. */
-interface EarlyAgentRequest {
-  params: Record<string, string>;
-  headers: Record<string, string | undefined>;
-}
-
 /** The handlers' `earlyRead`s: the operation's read of its target record, beside the agent key. */
 const beside = <E>(entity: EntityName, read: (target: Target) => Promise<E>) =>
-  besideAgentKey((request: EarlyAgentRequest) => read(target(entity, request)));
+  besideAgentKey((request: EarlyRequestOf<Record<string, string>>) => read(target(entity, request)));
 
 /** getAgentRecord's read. */
 export const earlyRecord = (entity: EntityName) =>
