@@ -34,6 +34,8 @@ export const DYNAMO_UNITS_HEADER = 'x-local-dynamodb-units';
 export const DYNAMO_ROUND_TRIPS_HEADER = 'x-local-dynamodb-round-trips';
 /** Sequential round trips of the whole request, the credential check's included. */
 export const DYNAMO_ALL_ROUND_TRIPS_HEADER = 'x-local-dynamodb-all-round-trips';
+/** The DynamoDB operations the whole request sent, in order (`BatchGetItem,TransactWriteItems`). */
+export const DYNAMO_OPERATIONS_HEADER = 'x-local-dynamodb-operations';
 /**
  * A request with this header runs in a container of its function whose PHOTO_INLINE_LIMIT_BYTES is
  * the header's value: the bench measures both answers of the photo bytes routes, inline and 303, at
@@ -168,6 +170,7 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
   result.headers[DYNAMO_UNITS_HEADER] = `read=${usage.readUnits}, write=${usage.writeUnits}`;
   result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
   result.headers[DYNAMO_ALL_ROUND_TRIPS_HEADER] = String(usage.roundTrips);
+  result.headers[DYNAMO_OPERATIONS_HEADER] = usage.operations.join(',');
   if (apiSurfaces(match.route).includes('console')) {
     Object.assign(result.headers, consoleResponseHeaders(origin, gateway.consoleOrigins));
   }

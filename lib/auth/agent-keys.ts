@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type AgentPrincipal,
   type AgentScope,
@@ -7,6 +7,7 @@ import {
   bearerToken,
 } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { readerFor } from '#lib/db/item-reader.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
@@ -121,14 +122,13 @@ export const besideAgentKey = readBesideCredential((headers) => presentedKey(hea
 export const agentAuth: Authenticator<AgentPrincipal> = {
   kind: 'agent',
   prepare() {},
-  async authenticate(headers) {
+  async authenticate(headers, request) {
     const key = presentedKey(headers);
     if (!key) {
       throw new UnauthorizedError('Send an agent key (agk_…) as a bearer token', CHALLENGE);
     }
-    const { Item } = await dynamo.send(
-      new GetCommand({ TableName: tableName, Key: keys.agentKey(hashAgentKey(key)) }),
-    );
+    // Through the request's reader, the lookup shares a call with the operation's early read.
+    const Item = await readerFor(request?.shared).get(keys.agentKey(hashAgentKey(key)));
     if (!Item || Item.revoked_at) {
       throw new UnauthorizedError('The agent key is not valid', `${CHALLENGE}, error="invalid_token"`);
     }

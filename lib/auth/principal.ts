@@ -61,6 +61,12 @@ export interface AuthRequest {
   /** The route's required OAuth scope, for assistant tokens. */
   oauthScope?: string | undefined;
   sourceIp: string;
+  /**
+   * The request's own object, also given to the operation's early read (lib/http/early-read.ts):
+   * a credential looked up through its reader (`readerFor(shared)`, lib/db/item-reader.ts) goes
+   * out in the same call as the read. Absent when the route has no early read.
+   */
+  shared?: object | undefined;
 }
 
 /**

@@ -12,6 +12,11 @@ export interface EarlyRequest<R extends RouteDefinition> {
   query: Parsed<R['request']['query']>;
   /** The normalised headers, unvalidated: for telling whether a credential of the right kind is there. */
   headers: Record<string, string | undefined>;
+  /**
+   * The request's own object, also given to the credential's check: items read through its reader
+   * (`readerFor(shared)`, lib/db/item-reader.ts) go out in one call with the credential's lookup.
+   */
+  shared: object;
 }
 
 /**
@@ -23,11 +28,13 @@ export interface EarlyRequestOf<Params, Query = undefined> {
   params: Params;
   query: Query;
   headers: Record<string, string | undefined>;
+  shared: object;
 }
 
 /**
  * A read the operation is going to make, started together with authentication so that the
- * caller's check and the operation's read cost one round trip instead of two. Returns undefined
+ * caller's check and the operation's read cost one round trip instead of two; items it reads
+ * through `readerFor(request.shared)` go out in the same call as the credential's lookup. Returns undefined
  * to read nothing early (the operation then reads as usual).
  */
 export type EarlyRead<R extends RouteDefinition, E> = (request: EarlyRequest<R>) => Promise<E> | undefined;
@@ -74,13 +81,14 @@ export function startEarlyRead<R extends RouteDefinition, E>(
   route: R,
   event: APIGatewayProxyEventV2,
   read: EarlyRead<R, E>,
+  shared: object,
 ): Promise<E> | undefined {
   const params = parsedOrInvalid(route.request.params, event.pathParameters);
   const query = parsedOrInvalid(route.request.query, event.queryStringParameters);
   if (params === INVALID || query === INVALID) return undefined;
   const start: EarlyReadStart = { run: (begin) => begin() };
   if (earlyReadChannel.hasSubscribers) earlyReadChannel.publish(start);
-  const request = { params, query, headers: event.headers ?? {} } as EarlyRequest<R>;
+  const request = { params, query, headers: event.headers ?? {}, shared } as EarlyRequest<R>;
   const pending = start.run(() => read(request));
   pending?.catch(() => {});
   return pending;

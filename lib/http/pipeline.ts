@@ -222,10 +222,14 @@ function authentication<R extends RouteDefinition, P, E>(
 ): MiddlewareObj<Event, Result, Error, PipelineContext<P>> {
   return {
     before: async (request) => {
-      request.context.early = earlyRead && startEarlyRead(route, request.event, earlyRead);
+      // One object for this request, seen by the early read and the credential's check: the items
+      // they read through its reader go out together (lib/db/item-reader.ts, readerFor).
+      const shared = earlyRead && {};
+      request.context.early = shared && startEarlyRead(route, request.event, earlyRead, shared);
       request.context.principal = await authenticator.authenticate(request.event.headers, {
         oauthScope: route.oauthScope,
         sourceIp: request.event.requestContext?.http?.sourceIp ?? 'unknown',
+        shared,
       });
       if (authenticatedChannel.hasSubscribers) authenticatedChannel.publish({ route: route.operationId });
     },

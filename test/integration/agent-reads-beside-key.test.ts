@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createAgentKey, revokeAgentKey } from '#lib/auth/agent-keys.ts';
 import {
   type AgentTenant,
   agentApi,
@@ -12,9 +13,12 @@ import type { ApiResponse } from '../support/api.ts';
 
 /**
  * An agent operation's read goes out together with the agent key's lookup (lib/http/early-read.ts):
- * the key and the record cost one round trip. The harness counts the read as the operation's call
- * but not as a round trip of its own, since it shared the key lookup's. A refused request answers
- * exactly as before, in the same order (401, then 422, then 403, then 404), and shows nothing read.
+ * the key and the record cost one round trip, and when the read is of items by key, one call
+ * (lib/db/item-reader.ts): a BatchGetItem of the key and the record, which the harness counts as
+ * the operation's. A page is a Query, sent beside the key's GetItem: the harness counts it as the
+ * operation's call but not as a round trip of its own, since it shared the key lookup's. A refused
+ * request answers exactly as before, in the same order (401, then 422, then 403, then 404), and
+ * shows nothing read.
  */
 describe('agent reads beside the agent key', () => {
   let tenant: AgentTenant;
@@ -24,6 +28,7 @@ describe('agent reads beside the agent key', () => {
     roundTrips: Number(response.headers.get('x-local-dynamodb-round-trips')),
     allRoundTrips: Number(response.headers.get('x-local-dynamodb-all-round-trips')),
   });
+  const operations = (response: ApiResponse) => response.headers.get('x-local-dynamodb-operations');
 
   beforeAll(async () => {
     tenant = await arrangeAgentTenant();
@@ -41,18 +46,20 @@ describe('agent reads beside the agent key', () => {
     expect(got.status).toBe(200);
     expect(got.body.data.id).toBe(faq.id);
     expect(got.headers.get('etag')).toBe(`"${faq.version}"`);
-    expect(usage(got)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0, allRoundTrips: 1 });
+    expect(usage(got)).toEqual({ authCalls: 0, calls: 1, roundTrips: 1, allRoundTrips: 1 });
+    expect(operations(got)).toBe('BatchGetItem');
 
     const page = await agentApi('GET', `${collectionPath(tenant.businessId, 'faq')}?limit=1`, tenant.key);
     expect(page.status).toBe(200);
     expect(page.body.data.map((record: { id: string }) => record.id)).toEqual([faq.id]);
     expect(usage(page)).toEqual({ authCalls: 1, calls: 1, roundTrips: 0, allRoundTrips: 1 });
 
-    // The package's own read shares the key's trip; its members' read follows it.
+    // The package's own read shares the key's call; its members' read follows it.
     const members = await agentApi('GET', membersPath, tenant.key);
     expect(members.status).toBe(200);
     expect(members.body.data.map((record: { id: string }) => record.id)).toEqual([item.id]);
-    expect(usage(members)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
+    expect(usage(members)).toEqual({ authCalls: 0, calls: 2, roundTrips: 2, allRoundTrips: 2 });
+    expect(operations(members)).toBe('BatchGetItem,BatchGetItem');
   });
 
   it('plans a change from a read sent beside the key: one round trip after it, the transaction', async () => {
@@ -65,7 +72,8 @@ describe('agent reads beside the agent key', () => {
     });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ answer: 'Read beside the key', version: faq.version + 1 });
-    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
+    expect(usage(patched)).toEqual({ authCalls: 0, calls: 2, roundTrips: 2, allRoundTrips: 2 });
+    expect(operations(patched)).toBe('BatchGetItem,TransactWriteItems');
 
     // The read was of the record before the PATCH: an If-Match of that version is now stale.
     const stale = await agentApi('PUT', path, tenant.key, {
@@ -77,7 +85,8 @@ describe('agent reads beside the agent key', () => {
 
     const deleted = await agentApi('DELETE', path, tenant.key);
     expect(deleted.status).toBe(204);
-    expect(usage(deleted)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
+    expect(usage(deleted)).toEqual({ authCalls: 0, calls: 2, roundTrips: 2, allRoundTrips: 2 });
+    expect(operations(deleted)).toBe('BatchGetItem,TransactWriteItems');
     expect((await agentApi('GET', path, tenant.key)).status).toBe(404);
   });
 
@@ -88,7 +97,9 @@ describe('agent reads beside the agent key', () => {
     const patched = await agentApi('PATCH', path, tenant.key, { json: { name: 'Moved' } });
     expect(patched.status).toBe(200);
     expect(patched.body.data.name).toBe('Moved');
-    expect(usage(patched)).toEqual({ authCalls: 1, calls: 2, roundTrips: 1, allRoundTrips: 2 });
+    // The key, the record and the business's primary pointer: one BatchGetItem.
+    expect(usage(patched)).toEqual({ authCalls: 0, calls: 2, roundTrips: 2, allRoundTrips: 2 });
+    expect(operations(patched)).toBe('BatchGetItem,TransactWriteItems');
   });
 
   it('answers 401 to a refused key before anything the read found, and reads nothing without one', async () => {
@@ -108,6 +119,31 @@ describe('agent reads beside the agent key', () => {
     const invalid = await agentApi('GET', badPath, tenant.key);
     expect(invalid.status).toBe(422);
     expect(usage(invalid)).toEqual({ authCalls: 1, calls: 0, roundTrips: 0, allRoundTrips: 1 });
+    expect(operations(invalid)).toBe('GetItem');
+  });
+
+  it('refuses a revoked key whose lookup went out with the record’s read, and changes nothing', async () => {
+    const faq = await createRecordVia(tenant, 'faq', { question: 'Kept', answer: 'Kept' });
+    const path = itemPath(tenant.businessId, 'faq', faq.id);
+    const { key, record } = await createAgentKey({
+      name: 'revoked while in use',
+      businesses: [tenant.businessId],
+      scopes: ['read', 'write'],
+    });
+    expect((await agentApi('GET', path, key)).status).toBe(200);
+    await revokeAgentKey(record.key_id);
+
+    const got = await agentApi('GET', path, key);
+    expect(got.status).toBe(401);
+    expect(operations(got)).toBe('BatchGetItem');
+    expect(JSON.stringify(got.body)).not.toMatch(/Kept/);
+    const patched = await agentApi('PATCH', path, key, { json: { answer: 'Changed' } });
+    expect(patched.status).toBe(401);
+    expect(operations(patched)).toBe('BatchGetItem');
+    expect((await agentApi('GET', path, tenant.key)).body.data).toMatchObject({
+      answer: 'Kept',
+      version: faq.version,
+    });
   });
 
   it("answers another tenant's key 403 with nothing of the record, and a missing record 404", async () => {

@@ -31,8 +31,11 @@ const route = {
 
 const THING = '0b8a4f2e-4c1d-4f7e-9a3b-2c1d0e9f8a7b';
 
-/** Authenticates `Bearer good` once `settle` is called, so a test sees what started before. */
-function gatedAuth() {
+/**
+ * Authenticates `Bearer good` once `settle` is called, so a test sees what started before; keeps
+ * the per-request object it was given in `shared`.
+ */
+function gatedAuth(shared: unknown[] = []) {
   let settle: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
     settle = resolve;
@@ -40,7 +43,8 @@ function gatedAuth() {
   const authenticator: Authenticator<{ name: string }> = {
     kind: 'console',
     prepare() {},
-    async authenticate(headers) {
+    async authenticate(headers, request) {
+      shared.push(request?.shared);
       await gate;
       if (headers.authorization !== 'Bearer good') throw new UnauthorizedError('no', 'Bearer realm="test"');
       return { name: 'tester' };
@@ -51,9 +55,14 @@ function gatedAuth() {
 
 async function call(
   earlyRead: EarlyRead<typeof route, string>,
-  { url = `/api/v1/things/${THING}`, auth = 'Bearer good', onRead = () => {} } = {},
+  {
+    url = `/api/v1/things/${THING}`,
+    auth = 'Bearer good',
+    onRead = () => {},
+    authShared = [] as unknown[],
+  } = {},
 ) {
-  const { authenticator, settle } = gatedAuth();
+  const { authenticator, settle } = gatedAuth(authShared);
   let early: Promise<string> | undefined;
   const handler = httpHandler<typeof route, { name: string }, string>(
     route,
@@ -108,6 +117,25 @@ describe('httpHandler with an early read', () => {
     expect(seen).toEqual([{ thing_id: THING }, { size: 7 }, 'Bearer good']);
     expect(result.status).toBe(200);
     expect(result.json.data).toBe('read early');
+  });
+
+  it('gives the read and the credential check one object of the request (their reads go out together)', async () => {
+    const readShared: unknown[] = [];
+    const authShared: unknown[] = [];
+    const read = async (request: { shared: object }) => {
+      readShared.push(request.shared);
+      return 'read early';
+    };
+
+    await call(read, { authShared });
+    await call(read, { authShared });
+
+    expect(readShared).toHaveLength(2);
+    expect(authShared).toHaveLength(2);
+    // The same object, not an equal one: a reader is found by the object's identity.
+    expect(authShared[0]).toBe(readShared[0]);
+    expect(authShared[1]).toBe(readShared[1]);
+    expect(readShared[0]).not.toBe(readShared[1]);
   });
 
   it('starts nothing when the path or query does not validate: 401 still comes before 422', async () => {

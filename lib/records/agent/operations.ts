@@ -1,5 +1,6 @@
 import { assertAgentMayAccess, besideAgentKey } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
+import { type ItemReader, readerFor } from '#lib/db/item-reader.ts';
 import type { EarlyRequestOf } from '#lib/http/early-read.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
 import type { HandlerOutput } from '#lib/http/pipeline.ts';
@@ -40,20 +41,22 @@ export interface AgentInput<E = never> {
 type WithFields<E = never> = AgentInput<E> & { body: RecordFields };
 
 /** The handlers' `earlyRead`s: the operation's read of its target record, beside the agent key. */
-const beside = <E>(entity: EntityName, read: (target: Target) => Promise<E>) =>
-  besideAgentKey((request: EarlyRequestOf<Record<string, string>>) => read(target(entity, request)));
+const beside = <E>(entity: EntityName, read: (target: Target, reads: ItemReader) => Promise<E>) =>
+  besideAgentKey((request: EarlyRequestOf<Record<string, string>>) =>
+    read(target(entity, request), readerFor(request.shared)),
+  );
 
 /** getAgentRecord's read. */
 export const earlyRecord = (entity: EntityName) =>
-  beside(entity, ({ businessId, recordId }) => getRecord(entity, businessId, recordId));
+  beside(entity, ({ businessId, recordId }, reads) => getRecord(entity, businessId, recordId, reads));
 
 /** The read that replace, update, delete and set-members plan their write from. */
 export const earlyWriteRead = (entity: EntityName) =>
-  beside(entity, ({ businessId, recordId }) => readForWrite(entity, businessId, recordId));
+  beside(entity, ({ businessId, recordId }, reads) => readForWrite(entity, businessId, recordId, { reads }));
 
 /** listAgentMembers' read of the record whose members it lists. */
 export const earlyMembersOwner = (entity: EntityName) =>
-  beside(entity, ({ businessId, recordId }) => readExisting(entity, businessId, recordId));
+  beside(entity, ({ businessId, recordId }, reads) => readExisting(entity, businessId, recordId, reads));
 
 interface Target {
   businessId: string;

@@ -4,9 +4,8 @@
  * A page of records is in record-list.ts: it signs cursors, and only functions that page read
  * their keys.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
-import { dynamo, tableName } from '#lib/db/client.ts';
+import { directReader, type ItemReader } from '#lib/db/item-reader.ts';
 import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { type EntityName, entities } from '#lib/records/entities.ts';
@@ -22,8 +21,9 @@ export async function getRecord(
   entity: EntityName,
   businessId: string,
   recordId: string,
+  reads: ItemReader = directReader,
 ): Promise<RecordView> {
-  return recordView(await readExisting(entity, businessId, recordId));
+  return recordView(await readExisting(entity, businessId, recordId, reads));
 }
 
 /**
@@ -62,19 +62,17 @@ export async function readRecords(
   return new Map(items.map((item) => [`${item.entity}#${item.id}`, item]));
 }
 
-/** One record as stored, read consistently; 404 when the business has no such record. */
+/**
+ * One record as stored, read consistently; 404 when the business has no such record. `reads`: the
+ * request's reader, for a read that may share a call with others (lib/db/item-reader.ts).
+ */
 export async function readExisting(
   entity: EntityName,
   businessId: string,
   recordId: string,
+  reads: ItemReader = directReader,
 ): Promise<StoredItem> {
-  const { Item } = await dynamo.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: keys.record(businessId, entity, recordId),
-      ConsistentRead: true,
-    }),
-  );
+  const Item = await reads.get(keys.record(businessId, entity, recordId), { consistent: true });
   if (!Item) throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
   return Item as StoredItem;
 }
@@ -90,36 +88,32 @@ export async function readForWrite(
   entity: EntityName,
   businessId: string,
   recordId: string,
+  options?: { reads?: ItemReader },
 ): Promise<WriteRead>;
 export async function readForWrite(
   entity: EntityName,
   businessId: string,
   recordId: string,
-  options: { allowMissing: true },
+  options: { allowMissing: true; reads?: ItemReader },
 ): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }>;
 export async function readForWrite(
   entity: EntityName,
   businessId: string,
   recordId: string,
-  options: { allowMissing?: boolean } = {},
+  { allowMissing = false, reads = directReader }: { allowMissing?: boolean; reads?: ItemReader } = {},
 ): Promise<{ current: StoredItem | undefined; pointer: string | null | undefined }> {
   const { primary } = entities[entity];
-  if (options.allowMissing && !primary) {
-    const { Item } = await dynamo.send(
-      new GetCommand({
-        TableName: tableName,
-        Key: keys.record(businessId, entity, recordId),
-        ConsistentRead: true,
-      }),
-    );
+  const recordKey = keys.record(businessId, entity, recordId);
+  if (allowMissing && !primary) {
+    const Item = await reads.get(recordKey, { consistent: true });
     return { current: Item as StoredItem | undefined, pointer: undefined };
   }
-  if (!primary) return { current: await readExisting(entity, businessId, recordId), pointer: undefined };
-  const recordKey = keys.record(businessId, entity, recordId);
+  if (!primary)
+    return { current: await readExisting(entity, businessId, recordId, reads), pointer: undefined };
   const pointerKey = primary.pointer(businessId);
-  const items = await batchGetAll([recordKey, pointerKey], { consistent: true });
+  const items = await reads.getMany([recordKey, pointerKey], { consistent: true });
   const current = items.find((item) => item.sk === recordKey.sk) as StoredItem | undefined;
-  if (!current && !options.allowMissing)
+  if (!current && !allowMissing)
     throw new NotFoundError(`No ${entities[entity].title} ${recordId} in this business`);
   const pointer = items.find((item) => item.sk === pointerKey.sk);
   return { current, pointer: pointedAt(primary, pointer) };
