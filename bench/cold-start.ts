@@ -106,6 +106,8 @@ export interface ColdFigures {
   ratio: Spread;
   /** Each run's init (import + first call), ms, in the order they ran. */
   inits: number[];
+  /** The floor's init in the process run just before each of those. */
+  floorInits: number[];
 }
 
 /** A bundle to measure against the floor, with the event it is invoked with. */
@@ -150,6 +152,7 @@ export async function measureAgainstFloor(
       floor: spread(floors.map(init)),
       ratio: spread(mine.map((r, i) => init(r) / init(floors[i] ?? r))),
       inits: mine.map(init),
+      floorInits: floors.map(init),
     };
   });
 }

@@ -189,6 +189,27 @@ try {
         `\nThe requirements alone (bench/probes/agent-read-bare.ts: getFaq's agent key check, zod validation of the path, read and JSON answer, without middy, the Powertools logger or the error envelope), ${pairs} rounds of floor, probe, floor, getFaq: ${figure(bareRow)}; getFaq itself in the same run: ${figure(fullRow)}. getFaq over the probe, round by round (what the pipeline adds): ${formatSpread(pipeline)} ms.`,
       );
     }
+
+    // Why a credential's lookup and the operation's read go out as one call (lib/db/item-reader.ts).
+    progress('bench: cold starts: two reads side by side against one BatchGetItem…');
+    const twoGets = await bundle('floor-two-gets', 'bench/probes/floor-two-gets.ts');
+    const batchGet = await bundle('floor-batch-get', 'bench/probes/floor-batch-get.ts');
+    const readPairs = Math.max(RUNS, 21);
+    const [twoRow, batchRow] = await measureAgainstFloor(
+      [
+        { name: 'two GetItems', bundle: twoGets, event: {} },
+        { name: 'one BatchGetItem', bundle: batchGet, event: {} },
+      ],
+      floor.file,
+      env,
+      readPairs,
+    );
+    if (!twoRow || !batchRow) throw new Error('two contenders, two rows');
+    const over = (row: ColdFigures) =>
+      `${formatSpread(row.ratio, 2)}× (${formatSpread(spread(row.inits.map((ms, round) => ms - (row.floorInits[round] ?? ms))))} ms over it, round by round)`;
+    out(
+      `\nTwo reads in one cold start (${readPairs} rounds against the floor): the floor with two GetItems sent side by side (bench/probes/floor-two-gets.ts) ${over(twoRow)}; with the same two keys in one BatchGetItem (floor-batch-get.ts) ${over(batchRow)}. Hence an agent key's lookup and the record read beside it go out as one BatchGetItem.`,
+    );
   }
 
   if (runs('parts')) {
