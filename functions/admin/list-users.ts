@@ -6,6 +6,9 @@ import { httpHandler } from '#lib/http/pipeline.ts';
 import { adminRoutes } from '#lib/routes/admin.ts';
 
 export const handler = httpHandler(adminRoutes.listPlatformAdminUsers, consoleAuth, async ({ principal }) => {
-  const { result } = await readAlongsideAccess(assertPlatformAdmin(principal), listPlatformAdminEntries);
+  const { result } = await readAlongsideAccess(
+    (reads) => assertPlatformAdmin(principal, reads),
+    listPlatformAdminEntries,
+  );
   return { data: result };
 });

@@ -9,8 +9,9 @@ export const handler = httpHandler(
   blogRoutes.getBlogAutoSchedule,
   consoleAuth,
   async ({ params, principal }) => {
-    const { result } = await readAlongsideAccess(assertMemberOf(principal, params.business_id), () =>
-      getAutoSchedule(params.business_id),
+    const { result } = await readAlongsideAccess(
+      (reads) => assertMemberOf(principal, params.business_id, reads),
+      (reads) => getAutoSchedule(params.business_id, reads),
     );
     return { data: result };
   },

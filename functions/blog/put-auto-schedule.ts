@@ -10,8 +10,8 @@ export const handler = httpHandler(
   consoleAuth,
   async ({ params, body, principal }) => {
     const { result: seen } = await readAlongsideAccess(
-      assertHoldsBusiness(principal, params.business_id),
-      () => readSchedule(params.business_id),
+      (reads) => assertHoldsBusiness(principal, params.business_id, reads),
+      (reads) => readSchedule(params.business_id, reads),
     );
     return { data: await putAutoSchedule(params.business_id, body, seen) };
   },

@@ -10,7 +10,7 @@ export const handler = httpHandler(
   editsAuth,
   async ({ params, query, principal }) => {
     const { result: page } = await readAlongsideAccess(
-      assertHoldsBusiness(principal, params.business_id),
+      (reads) => assertHoldsBusiness(principal, params.business_id, reads),
       () => listChangesets(params.business_id, query),
     );
     return { data: page.changesets, meta: { next_cursor: page.nextCursor } };

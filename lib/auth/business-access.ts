@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EditsPrincipal, UserPrincipal } from '#lib/auth/principal.ts';
-import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { directReader, type ItemReader } from '#lib/db/item-reader.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
 import { ForbiddenError, NotFoundError } from '#lib/http/errors.ts';
 
@@ -85,27 +85,45 @@ export function decideAccess(
   );
 }
 
-/** Read the caller's access to one business (accessKeys), remembering a user seen for the first time. */
-export async function loadBusinessAccess(caller: EditsPrincipal, businessId: string): Promise<ReadAccess> {
-  const access = readAccess(caller, businessId, await batchGetAll(accessKeys(caller, businessId)));
+/**
+ * Read the caller's access to one business (accessKeys), remembering a user seen for the first
+ * time. `reads`: a reader shared with a read sent beside the check (alongside-access.ts).
+ */
+export async function loadBusinessAccess(
+  caller: EditsPrincipal,
+  businessId: string,
+  reads: ItemReader = directReader,
+): Promise<ReadAccess> {
+  const access = readAccess(caller, businessId, await reads.getMany(accessKeys(caller, businessId)));
   if (access.unseenUser) await rememberUser(access.unseenUser);
   return access;
 }
 
 /** Any member (or a platform admin) may read the business. */
-export async function assertMemberOf(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
-  return decideAccess(await loadBusinessAccess(user, businessId), isMember);
+export async function assertMemberOf(
+  user: EditsPrincipal,
+  businessId: string,
+  reads: ItemReader = directReader,
+): Promise<BusinessAccess> {
+  return decideAccess(await loadBusinessAccess(user, businessId, reads), isMember);
 }
 
 /** Only holders (owner, editor) or a platform admin may change the business. */
-export async function assertHoldsBusiness(user: EditsPrincipal, businessId: string): Promise<BusinessAccess> {
-  return decideAccess(await loadBusinessAccess(user, businessId), holdsBusiness);
+export async function assertHoldsBusiness(
+  user: EditsPrincipal,
+  businessId: string,
+  reads: ItemReader = directReader,
+): Promise<BusinessAccess> {
+  return decideAccess(await loadBusinessAccess(user, businessId, reads), holdsBusiness);
 }
 
 /** Only active platform admins (recognised by their verified e-mail) pass. */
-export async function assertPlatformAdmin(user: UserPrincipal): Promise<void> {
+export async function assertPlatformAdmin(
+  user: UserPrincipal,
+  reads: ItemReader = directReader,
+): Promise<void> {
   const adminKey = platformAdminKey(user);
-  const items = await batchGetAll(adminKey ? [keys.user(user.userId), adminKey] : [keys.user(user.userId)]);
+  const items = await reads.getMany(adminKey ? [keys.user(user.userId), adminKey] : [keys.user(user.userId)]);
   if (!items.some((item) => item.sk === keys.user(user.userId).sk)) await rememberUser(user);
   const admin = adminKey
     ? items.find((item) => item.pk === adminKey.pk && item.sk === adminKey.sk)

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nextSchedule } from '#lib/blog/schedule-rules.ts';
 import {
   type BlogAutoSchedule,
@@ -7,13 +7,17 @@ import {
   type BlogAutoScheduleInput,
 } from '#lib/blog/schemas.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { directReader, type ItemReader } from '#lib/db/item-reader.ts';
 import { keys } from '#lib/db/keys.ts';
 import { ConflictError, NotFoundError } from '#lib/http/errors.ts';
 
 const MAX_WRITE_ATTEMPTS = 3;
 
-export async function getAutoSchedule(businessId: string): Promise<BlogAutoSchedule> {
-  const current = await readSchedule(businessId);
+export async function getAutoSchedule(
+  businessId: string,
+  reads: ItemReader = directReader,
+): Promise<BlogAutoSchedule> {
+  const current = await readSchedule(businessId, reads);
   if (!current) throw new NotFoundError('This business has no blog auto-schedule');
   return current;
 }
@@ -76,10 +80,11 @@ export async function deleteAutoSchedule(businessId: string): Promise<void> {
 }
 
 /** The business's schedule, if it has one (strongly consistent: a PUT conditions its write on it). */
-export async function readSchedule(businessId: string): Promise<BlogAutoSchedule | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.blogAutoSchedule(businessId), ConsistentRead: true }),
-  );
+export async function readSchedule(
+  businessId: string,
+  reads: ItemReader = directReader,
+): Promise<BlogAutoSchedule | undefined> {
+  const Item = await reads.get(keys.blogAutoSchedule(businessId), { consistent: true });
   // Parsing strips the key attributes and fixes the field order of the response.
   return Item ? BlogAutoScheduleData.parse(Item) : undefined;
 }

@@ -19,8 +19,9 @@ export async function readChangeLog(
   businessId: string,
   page: { limit: number; cursor?: string | undefined },
 ) {
-  const { result } = await readAlongsideAccess(assertHoldsBusiness(principal, businessId), () =>
-    listChangeLog(businessId, page),
+  const { result } = await readAlongsideAccess(
+    (reads) => assertHoldsBusiness(principal, businessId, reads),
+    () => listChangeLog(businessId, page),
   );
   return result;
 }

@@ -32,5 +32,5 @@ export async function readRecord(
 
 /** Name, role and record counts of a business the caller holds. */
 export async function readBusiness(principal: EditsPrincipal, businessId: string) {
-  return businessSummary(assertHoldsBusiness(principal, businessId), businessId);
+  return businessSummary((reads) => assertHoldsBusiness(principal, businessId, reads), businessId);
 }

@@ -1,9 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertHoldsBusiness } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
-import { dynamo, tableName } from '#lib/db/client.ts';
+import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { actorOf } from '#lib/edits/actor.ts';
 import { undoDecision } from '#lib/edits/revert.ts';
@@ -19,17 +18,8 @@ import { applyGuardedChange } from '#lib/records/writes/guarded-change.ts';
 export async function undoChange(user: EditsPrincipal, businessId: string, entryId: string) {
   // The entry is read beside the access check; the write below waits for both.
   const { result: entry } = await readAlongsideAccess(
-    assertHoldsBusiness(user, businessId),
-    async () =>
-      (
-        await dynamo.send(
-          new GetCommand({
-            TableName: tableName,
-            Key: keys.history(businessId, entryId),
-            ConsistentRead: true,
-          }),
-        )
-      ).Item,
+    (reads) => assertHoldsBusiness(user, businessId, reads),
+    (reads) => reads.get(keys.history(businessId, entryId), { consistent: true }),
   );
   if (!entry) throw new NotFoundError(`No change ${entryId} in this business's history`);
   if (entry.undone_by)
@@ -43,9 +33,9 @@ export async function undoChange(user: EditsPrincipal, businessId: string, entry
     decide: (current) =>
       undoDecision(
         entry.entity as EntityName,
-        entry.action,
-        entry.before ?? null,
-        entry.after ?? null,
+        entry.action as 'create' | 'update' | 'delete',
+        (entry.before as Record<string, unknown> | undefined) ?? null,
+        (entry.after as Record<string, unknown> | undefined) ?? null,
         Number(entry.version),
         current,
       ),

@@ -5,14 +5,18 @@ import { arrangeTenant, platformAdminToken, type Tenant } from '../support/tenan
 /**
  * Console reads guarded by an access check send the read together with the check (one round trip
  * as the harness counts them; a business summary's two reads go out at once beside the check), as
- * does a schedule PUT with the read its write is conditioned on; a refused caller gets the check's
- * answer, nothing read and nothing written.
+ * does a schedule PUT with the read its write is conditioned on; items read by key go out in the
+ * check's own BatchGetItem (lib/db/item-reader.ts). A refused caller gets the check's answer,
+ * nothing read and nothing written.
  */
 describe('console reads alongside their access check', () => {
   let tenant: Tenant;
   let other: Tenant;
   const roundTrips = (response: { headers: Headers }) =>
     Number(response.headers.get('x-local-dynamodb-round-trips'));
+  /** The operations sent, sorted: calls sent together may be counted in either order. */
+  const operations = (response: { headers: Headers }) =>
+    (response.headers.get('x-local-dynamodb-operations') ?? '').split(',').sort().join(',');
 
   beforeAll(async () => {
     tenant = await arrangeTenant();
@@ -24,20 +28,38 @@ describe('console reads alongside their access check', () => {
     expect(put.status).toBe(200);
   });
 
+  // What each sends: the schedule and the business item join the check's BatchGetItem; a Query cannot.
   const reads = () => [
-    { name: 'getBlogAutoSchedule', path: `/api/v1/businesses/${tenant.businessId}/blog_posts/auto_schedule` },
-    { name: 'listChangesets', path: `/api/v1/edits/businesses/${tenant.businessId}/changesets` },
-    { name: 'listChangeLog', path: `/api/v1/edits/businesses/${tenant.businessId}/change-log` },
-    { name: 'getEditBusiness', path: `/api/v1/edits/businesses/${tenant.businessId}` },
+    {
+      name: 'getBlogAutoSchedule',
+      path: `/api/v1/businesses/${tenant.businessId}/blog_posts/auto_schedule`,
+      sent: 'BatchGetItem',
+    },
+    {
+      name: 'listChangesets',
+      path: `/api/v1/edits/businesses/${tenant.businessId}/changesets`,
+      sent: 'BatchGetItem,Query',
+    },
+    {
+      name: 'listChangeLog',
+      path: `/api/v1/edits/businesses/${tenant.businessId}/change-log`,
+      sent: 'BatchGetItem,Query',
+    },
+    {
+      name: 'getEditBusiness',
+      path: `/api/v1/edits/businesses/${tenant.businessId}`,
+      sent: 'BatchGetItem,Query',
+    },
   ];
 
   it('answers the owner in one round trip', async () => {
-    for (const { name, path } of reads()) {
+    for (const { name, path, sent } of reads()) {
       const response = await api('GET', path, { token: tenant.tokens.owner });
 
       expect(response.status, name).toBe(200);
       expect(response.body.success, name).toBe(true);
       expect(roundTrips(response), name).toBe(1);
+      expect(operations(response), name).toBe(sent);
     }
   });
 
@@ -67,11 +89,13 @@ describe('console reads alongside their access check', () => {
     expect(same.status).toBe(200);
     expect(same.body.data.updated_at).toBe(current.updated_at);
     expect(roundTrips(same)).toBe(1);
+    expect(operations(same)).toBe('BatchGetItem');
 
     const changed = await api('PUT', path, { token: tenant.tokens.owner, json: { frequency_type: 'daily' } });
     expect(changed.status).toBe(200);
     expect(changed.body.data.frequency_type).toBe('daily');
     expect(roundTrips(changed)).toBe(2);
+    expect(operations(changed)).toBe('BatchGetItem,PutItem');
 
     const refused = await api('PUT', path, {
       token: other.tokens.owner,
@@ -101,6 +125,7 @@ describe('console reads alongside their access check', () => {
     expect(admin.status).toBe(200);
     expect(Array.isArray(admin.body.data)).toBe(true);
     expect(roundTrips(admin)).toBe(1);
+    expect(operations(admin)).toBe('BatchGetItem,Query');
 
     const owner = await api('GET', '/api/v1/admin/users', { token: tenant.tokens.owner });
     expect(owner.status).toBe(403);
