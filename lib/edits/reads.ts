@@ -24,8 +24,8 @@ export async function readRecord(
   entity: EntityName,
   recordId: string,
 ) {
-  const { result: record } = await useSessionAlongside(principal, sessionId, (businessId) =>
-    getRecord(entity, businessId, recordId),
+  const { result: record } = await useSessionAlongside(principal, sessionId, (businessId, reads) =>
+    getRecord(entity, businessId, recordId, reads),
   );
   return { entity, record_id: recordId, version: record.version, data: record };
 }

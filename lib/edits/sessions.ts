@@ -5,6 +5,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { assertHoldsBusiness, loadBusinessAccess } from '#lib/auth/business-access.ts';
 import type { EditsPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { createItemReader, type ItemReader } from '#lib/db/item-reader.ts';
 import { type ItemKey, keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { readHolderAccessAndRecords } from '#lib/edits/holder-access-and-records.ts';
@@ -125,18 +126,20 @@ export async function useSession(user: EditsPrincipal, sessionId: string): Promi
 /**
  * useSession, and `read` of the session's business sent together with the access check: one
  * conditional UpdateItem reads and touches the session, then the check and `read` go out at once
- * (two round trips). `read`'s result is returned only once the check has passed.
+ * (two round trips; items `read` reads by key through `reads` join the check's BatchGetItem).
+ * `read`'s result is returned only once the check has passed.
  */
 export async function useSessionAlongside<T>(
   user: EditsPrincipal,
   sessionId: string,
-  read: (businessId: string) => Promise<T>,
+  read: (businessId: string, reads: ItemReader) => Promise<T>,
 ): Promise<{ session: EditSessionView; result: T }> {
   const touched = await touchSession(user, sessionId);
   const businessId = touched.session.business_id;
+  const reads = createItemReader();
   const [access, result] = await Promise.allSettled([
-    assertHoldsBusiness(user, businessId),
-    touched.open ? read(businessId) : Promise.resolve(undefined),
+    assertHoldsBusiness(user, businessId, reads),
+    touched.open ? read(businessId, reads) : Promise.resolve(undefined),
   ]);
   const session = inUse(touched, access);
   if (result.status === 'rejected') throw result.reason;

@@ -137,6 +137,8 @@ describe('edits API: sessions and reads', () => {
     });
     expect(read.status).toBe(200);
     expect(read.body.data).toEqual({ entity: 'faq', record_id: faq.id, version: 1, data: faq });
+    // The session's touch, then the record in the access check's own BatchGetItem.
+    expect(read.headers.get('x-local-dynamodb-operations')).toBe('UpdateItem,BatchGetItem');
 
     const profile = await api('GET', edits(`/sessions/${session.id}/records/profile/profile`), {
       token: tenant.tokens.owner,
