@@ -136,6 +136,9 @@ describe('CDK app', () => {
         expected.add('secretsmanager');
       }
       expect(services, route.operationId).toEqual(expected);
+      // A request's item reads started together go out as one BatchGetItem (lib/db/item-reader.ts):
+      // an agent key with its record, an access check with the read beside it.
+      expect(actions, route.operationId).toContain('dynamodb:BatchGetItem');
       if (route.permissions.table === 'read') {
         expect(
           actions.some((a) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)),
