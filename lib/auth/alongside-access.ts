@@ -2,9 +2,10 @@ import { createItemReader, type ItemReader } from '#lib/db/item-reader.ts';
 
 /**
  * A read sent together with the access check that guards it, so the two cost one round trip
- * instead of two, and items both read by key through the reader they are given one call. What the read found (or the error it met) reaches the caller only once the check
- * has passed: a refused check answers exactly as it would have alone, and nothing read is shown.
- * Only for reads: a write must wait for its check.
+ * instead of two; the items both read by key through the reader they are given cost one call.
+ * What the read found (or the error it met) reaches the caller only once the check has passed: a
+ * refused check answers exactly as it would have alone, and nothing read is shown. Only for
+ * reads: a write must wait for its check.
  */
 export async function readAlongsideAccess<A, T>(
   check: (reads: ItemReader) => Promise<A>,

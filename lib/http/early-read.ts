@@ -34,8 +34,8 @@ export interface EarlyRequestOf<Params, Query = undefined> {
 /**
  * A read the operation is going to make, started together with authentication so that the
  * caller's check and the operation's read cost one round trip instead of two; items it reads
- * through `readerFor(request.shared)` go out in the same call as the credential's lookup. Returns undefined
- * to read nothing early (the operation then reads as usual).
+ * through `readerFor(request.shared)` go out in the same call as the credential's lookup.
+ * Returns undefined to read nothing early (the operation then reads as usual).
  */
 export type EarlyRead<R extends RouteDefinition, E> = (request: EarlyRequest<R>) => Promise<E> | undefined;
 
