@@ -14,7 +14,7 @@ import { routeTable } from '#lib/routes/route-table.ts';
 import { parseCommandLine, positiveWholeNumber, progress, usageError } from '../infra/command-line.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
-import { sampleEvent } from '../infra/local/sample-event.ts';
+import { registerSampleClient, sampleEvent } from '../infra/local/sample-event.ts';
 import { measureParts } from './cold-parts.ts';
 import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
@@ -111,15 +111,15 @@ try {
     `\nDynamoDB Local is warmed before anything is measured (${EMULATOR_WARM_UP_ROUNDS} rounds of a 99-action transaction, a GetItem, a BatchGetItem and a Query): its JVM takes a few dozen large transactions to reach a steady speed, and DynamoDB is never cold.`,
   );
 
-  // The tool server's sample event is a tools/list; it needs an assistant token to get past 401.
-  const mcpToken = await assistantToken(harness.info, '/mcp');
+  // The tool server's sample event is a tools/list, which needs an assistant token; the
+  // authorization endpoint's names a registered client. So each reaches its operation.
+  const extras = {
+    ...(await registerSampleClient(harness.info.baseUrl)),
+    assistantToken: await assistantToken(harness.info, '/mcp'),
+  };
   const cold: ColdFigures[] = [];
   if (runs('cold')) {
-    const eventFor = (route: (typeof routeTable)[number]) => {
-      const event = sampleEvent(route, credentials);
-      if (route.auth === 'mcp') event.headers.authorization = `Bearer ${mcpToken}`;
-      return event;
-    };
+    const eventFor = (route: (typeof routeTable)[number]) => sampleEvent(route, credentials, extras);
     const bundle = (name: string, entry: string) => {
       const outDir = join(workDir, name);
       mkdirSync(outDir);
@@ -143,7 +143,7 @@ try {
     const floorAll = spread(cold.map((row) => row.floor.median));
     const kb = (bytes: number) => (bytes / 1024).toFixed(0);
     out(
-      `\n## Cold start against the floor\n\nPer function, ${RUNS} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
+      `\n## Cold start against the floor\n\nPer function, ${RUNS} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts: past the credential and validation, so the status is a success, or a 404 for the random id its path names, the record read and not found; checked for every function by test/integration/bundles.test.ts). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
     );
     out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
     out('|---|---:|---:|---:|---:|---:|---:|');
@@ -322,7 +322,7 @@ try {
 
   if (runs('mcp')) {
     progress('bench: tool server…');
-    const mcp = await measureMcp(harness.info, mcpToken, Math.max(5, RUNS));
+    const mcp = await measureMcp(harness.info, extras.assistantToken, Math.max(5, RUNS));
     const mcpCold = cold.find((row) => row.name === 'handleMcp');
     out('\n## Assistant tool server (POST /mcp)\n');
     if (mcpCold) {

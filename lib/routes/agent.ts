@@ -182,6 +182,7 @@ function routesFor(
           handler: handler('set', noun),
           summary: `Set the ${memberTitle} of a ${definition.title} (in this order)`,
           successStatus: 200,
+          example: { [members.field]: [] },
           errors: [403, 404, 409],
         },
         {
