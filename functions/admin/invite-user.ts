@@ -1,4 +1,6 @@
 import { inviteAdmin } from '#lib/admins/invite-admin.ts';
+import { readInviteeEntry } from '#lib/admins/platform-admin-store.ts';
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertPlatformAdmin } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
 import { withIdempotencyKey } from '#lib/http/idempotency/response-store.ts';
@@ -9,9 +11,17 @@ export const handler = httpHandler(
   adminRoutes.invitePlatformAdmin,
   consoleAuth,
   async ({ body, principal, idempotentCreate }) => {
-    await assertPlatformAdmin(principal);
+    // The invitee's entry is read in the access check's own call; the invite is written after it.
+    const { result: invitee } = await readAlongsideAccess(
+      (reads) => assertPlatformAdmin(principal, reads),
+      (reads) => readInviteeEntry(body.email, reads),
+    );
     return {
-      data: await inviteAdmin({ ...body, invitedBy: principal.email ?? principal.userId }, idempotentCreate),
+      data: await inviteAdmin(
+        { ...body, invitedBy: principal.email ?? principal.userId },
+        idempotentCreate,
+        invitee,
+      ),
     };
   },
   { idempotency: withIdempotencyKey },

@@ -1,6 +1,6 @@
 import { InviteMailNotSent, sendInviteMail } from '#lib/admins/invite-mail.ts';
 import { claimInviteMail, releaseInviteMail } from '#lib/admins/invite-mail-claim.ts';
-import { storeInvite } from '#lib/admins/platform-admin-store.ts';
+import { type InviteeRead, storeInvite } from '#lib/admins/platform-admin-store.ts';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import { ServiceUnavailableError } from '#lib/http/errors.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';
@@ -19,8 +19,10 @@ import { logger } from '#lib/observability/logger.ts';
 export async function inviteAdmin(
   input: { email: string; phone?: string | null | undefined; invitedBy: string },
   idempotentCreate?: IdempotentCreate,
+  /** The invitee's entry as read beside the inviter's access check (readInviteeEntry). */
+  firstRead?: InviteeRead,
 ): Promise<PlatformAdminEntry> {
-  const invite = await storeInvite(input, idempotentCreate);
+  const invite = await storeInvite(input, idempotentCreate, firstRead);
   if (!idempotentCreate) {
     await sendInviteMail(invite);
     return invite;

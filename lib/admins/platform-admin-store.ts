@@ -9,6 +9,7 @@ import {
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { directReader, type ItemReader } from '#lib/db/item-reader.ts';
 import { keys, normaliseEmail, PLATFORM_ADMINS } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
@@ -114,11 +115,13 @@ export async function findPlatformAdminEntry(email: string): Promise<PlatformAdm
 export async function storeInvite(
   input: { email: string; phone?: string | null | undefined; invitedBy: string },
   idempotentCreate?: IdempotentCreate,
+  /** The entry as read beside the access check (readInviteeEntry); a retry reads afresh. */
+  firstRead?: InviteeRead,
 ): Promise<PlatformAdminEntry> {
   const email = normaliseEmail(input.email);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + INVITE_VALID_DAYS * 86_400_000).toISOString();
-  const existing = await readByEmailIfAny(email);
+  const existing = firstRead ? firstRead.entry : await readByEmailIfAny(email);
   if (existing?.kind === 'admin') throw new ConflictError(`${email} is already a platform admin`);
   const keyed: Record<string, string> = idempotentCreate
     ? {
@@ -359,11 +362,25 @@ async function readByEntryId(entryId: string): Promise<StoredEntry> {
   return entry;
 }
 
-async function readByEmailIfAny(email: string): Promise<StoredEntry | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.platformAdmin(email), ConsistentRead: true }),
-  );
+async function readByEmailIfAny(
+  email: string,
+  reads: ItemReader = directReader,
+): Promise<StoredEntry | undefined> {
+  const Item = await reads.get(keys.platformAdmin(email), { consistent: true });
   return Item && entryItem.fromItem(Item);
+}
+
+/** What an invite found under its e-mail before writing: an admin, an invite, or nothing. */
+export interface InviteeRead {
+  entry: StoredEntry | undefined;
+}
+
+/**
+ * The entry an invite of `email` will find, read through `reads` so that it can go out beside the
+ * inviter's access check (lib/auth/alongside-access.ts); `storeInvite` takes it as its first read.
+ */
+export async function readInviteeEntry(email: string, reads: ItemReader): Promise<InviteeRead> {
+  return { entry: await readByEmailIfAny(normaliseEmail(email), reads) };
 }
 
 export async function readByEmail(email: string): Promise<StoredEntry> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api.ts';
 import { arrangeTenant, platformAdminToken, type Tenant } from '../support/tenants.ts';
@@ -130,5 +131,31 @@ describe('console reads alongside their access check', () => {
     const owner = await api('GET', '/api/v1/admin/users', { token: tenant.tokens.owner });
     expect(owner.status).toBe(403);
     expect(owner.body.data).toBeUndefined();
+  });
+
+  it("reads an invitee's entry in the admin check's own call, and writes nothing for anyone else", async () => {
+    const email = `invitee-${randomUUID()}@example.com`;
+    await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
+    const refused = await api('POST', '/api/v1/admin/users', { token: tenant.tokens.owner, json: { email } });
+    expect(refused.status).toBe(403);
+    expect(operations(refused)).toBe('BatchGetItem');
+
+    // The check's user and admin items and the invitee's entry, then the invite's transaction.
+    const invited = await api('POST', '/api/v1/admin/users', {
+      token: platformAdminToken(),
+      json: { email },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body.data).toMatchObject({ email, status: 'pending' });
+    expect(invited.headers.get('x-local-dynamodb-operations')).toBe('BatchGetItem,TransactWriteItems');
+
+    // Inviting again finds the invite beside the check and refreshes it: the same id.
+    const again = await api('POST', '/api/v1/admin/users', { token: platformAdminToken(), json: { email } });
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).toBe(invited.body.data.id);
+    expect(again.headers.get('x-local-dynamodb-operations')).toBe('BatchGetItem,UpdateItem');
+
+    const listed = await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
+    expect(listed.body.data.filter((entry: { email: string }) => entry.email === email)).toHaveLength(1);
   });
 });
