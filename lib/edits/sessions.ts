@@ -117,17 +117,10 @@ export async function readSession(user: EditsPrincipal, sessionId: string): Prom
 
 /**
  * The session, if the caller opened it, still holds its business (403 otherwise) and it is still
- * open (409 otherwise). Using it keeps it open for another 60 minutes.
- */
-export async function useSession(user: EditsPrincipal, sessionId: string): Promise<EditSessionView> {
-  return (await useSessionAlongside(user, sessionId, async () => undefined)).session;
-}
-
-/**
- * useSession, and `read` of the session's business sent together with the access check: one
- * conditional UpdateItem reads and touches the session, then the check and `read` go out at once
- * (two round trips; items `read` reads by key through `reads` join the check's BatchGetItem).
- * `read`'s result is returned only once the check has passed.
+ * open (409 otherwise); using it keeps it open for another 60 minutes. With it, `read` of the
+ * session's business: one conditional UpdateItem reads and touches the session, then the access
+ * check and `read` go out at once (two round trips; items `read` reads by key through `reads` join
+ * the check's BatchGetItem). `read`'s result is returned only once the check has passed.
  */
 export async function useSessionAlongside<T>(
   user: EditsPrincipal,
@@ -147,7 +140,7 @@ export async function useSessionAlongside<T>(
 }
 
 /**
- * useSession for a caller that knows the session's business already (a changeset names both): the
+ * useSessionAlongside for a caller that knows the session's business already (a changeset names both): the
  * touch and the access check go out together, the check reading `recordKeys` with it (one round
  * trip). `records` holds those of them that exist.
  */
@@ -171,7 +164,7 @@ export async function useSessionOfBusiness(
   };
 }
 
-/** The errors in useSession's order: not the caller's (404, thrown by the touch), 403, then closed (409). */
+/** The errors of a session's use, in order: not the caller's (404, thrown by the touch), 403, then closed (409). */
 function inUse(touched: Touched, access: PromiseSettledResult<unknown>): EditSessionView {
   if (access.status === 'rejected') throw access.reason;
   if (!touched.open) throw new ConflictError('This edit session is closed; open a new one');
