@@ -70,14 +70,10 @@ export function sampleEvent(
 
   const query = sampleQuery(route, businessId, extras);
   const url = query.size > 0 ? `${path}?${query}` : path;
-  let body: Buffer = Buffer.alloc(0);
-  if (route.request.body) {
-    const sample = sampleBody(route, businessId);
-    rawHeaders.push('content-type', sample.contentType);
-    body = sample.body;
-  }
+  const sample = route.request.body ? sampleBody(route, businessId) : undefined;
+  if (sample) rawHeaders.push('content-type', sample.contentType);
   return buildHttpApiEvent(
-    { method: route.method, url, rawHeaders, body, sourceIp: '127.0.0.1' },
+    { method: route.method, url, rawHeaders, body: sample?.body ?? Buffer.alloc(0), sourceIp: '127.0.0.1' },
     { route, pathParameters },
   );
 }
@@ -100,6 +96,7 @@ function sampleQuery(route: RouteDefinition, businessId: string, extras: SampleE
     query.set('response_type', 'code');
     query.set('client_id', client.clientId);
     query.set('redirect_uri', client.redirectUri);
+    // RFC 7636's example challenge: the sample never exchanges the code it would get.
     query.set('code_challenge', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
     query.set('code_challenge_method', 'S256');
     query.set('resource', client.resource);
