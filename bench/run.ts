@@ -15,6 +15,7 @@ import { parseCommandLine, positiveWholeNumber, progress, usageError } from '../
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { registerSampleClient, sampleEvent } from '../infra/local/sample-event.ts';
+import { COLD_KINDS, coldKindOf } from './cold-kinds.ts';
 import { measureParts } from './cold-parts.ts';
 import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
@@ -152,6 +153,7 @@ try {
         `| ${row.name} | ${kb(row.bytes)} | ${formatSpread(row.init)} | ${formatSpread(row.import)} | ${formatSpread(row.floor)} | ${formatSpread(row.ratio, 2)} | ${row.status} |`,
       );
     }
+    const kindOf = new Map(measuredRoutes.map((route) => [route.operationId, coldKindOf(route)]));
     const ratios = cold.map((row) => row.ratio.median);
     const mean = ratios.reduce((sum, r) => sum + r, 0) / ratios.length;
     const worst = cold.reduce((a, b) => (b.ratio.median > a.ratio.median ? b : a));
@@ -162,6 +164,19 @@ try {
     out(
       `\nMean over ${cold.length} functions: ${mean.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(mean <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms); target: no function above ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}${above.length > 1 ? ` (above it: ${above.join(', ')})` : ''}. This is one run's verdict: the target is met when two consecutive runs meet both.`,
     );
+
+    out(
+      `\nBy kind of function (bench/cold-kinds.ts): the mean of their ratios, and which are above ${COLD_TARGET.max}×.\n`,
+    );
+    out(`| kind | functions | mean × floor | above ${COLD_TARGET.max}× |`);
+    out('|---|---:|---:|---|');
+    for (const kind of COLD_KINDS) {
+      const rows = cold.filter((row) => kindOf.get(row.name) === kind);
+      if (rows.length === 0) continue;
+      const kindMean = rows.reduce((sum, row) => sum + row.ratio.median, 0) / rows.length;
+      const over = rows.filter((row) => row.ratio.median > COLD_TARGET.max).map((row) => row.name);
+      out(`| ${kind} | ${rows.length} | ${kindMean.toFixed(2)} | ${over.join(', ') || 'none'} |`);
+    }
 
     // The requirements alone, without the pipeline: how near the floor any agent read can get.
     const getFaq = routeTable.find((route) => route.operationId === 'getFaq');
