@@ -14,10 +14,9 @@ import { routeTable } from '#lib/routes/route-table.ts';
 import { parseCommandLine, positiveWholeNumber, progress, usageError } from '../infra/command-line.ts';
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
-import { registerSampleClient, sampleEvent } from '../infra/local/sample-event.ts';
-import { COLD_KINDS, coldKindOf } from './cold-kinds.ts';
+import { registerSampleClient } from '../infra/local/sample-event.ts';
 import { measureParts } from './cold-parts.ts';
-import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
+import { coldSection } from './cold-section.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { type Measured, measureEdits, NETWORK_DELAY_MS, WARM_UP_ROUNDS } from './edits-apply.ts';
 import { measureMcp } from './mcp-calls.ts';
@@ -33,7 +32,7 @@ import {
   PHOTO_TARGET_RATIO,
 } from './photo-delivery.ts';
 import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
-import { formatSpread, spread } from './stats.ts';
+import { formatSpread, met, spread } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
 
 const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media'] as const;
@@ -74,11 +73,6 @@ for (const name of functions ?? []) {
     usageError(COMMAND, `--functions: no operation "${name}" in the route table`);
 }
 const measuredRoutes = routeTable.filter((route) => !functions || functions.includes(route.operationId));
-/**
- * Cold init against the floor: the mean ratio over all functions, and no function's median ratio
- * above `max`. The target holds when two consecutive runs meet it; one run prints its own verdict.
- */
-const COLD_TARGET = { mean: 1.25, max: 1.4 };
 const SNAPSHOT_TARGET = { calls: 3, roundTrips: 2 };
 /** Sequential DynamoDB round trips of an apply or a revert, at every changeset size. */
 const APPLY_ROUND_TRIPS_TARGET = 4;
@@ -88,7 +82,6 @@ const out = (line = '') => {
   console.log(line);
   lines.push(line);
 };
-const met = (ok: boolean) => (ok ? 'met' : '**not met**');
 const usd = (value: number) => (value < 0.01 ? value.toFixed(4) : value.toFixed(2));
 const costRows: { operation: string; ms: number; calls: number; readUnits: number; writeUnits: number }[] =
   [];
@@ -118,114 +111,9 @@ try {
     ...(await registerSampleClient(harness.info.baseUrl)),
     assistantToken: await assistantToken(harness.info, '/mcp'),
   };
-  const cold: ColdFigures[] = [];
-  if (runs('cold')) {
-    const eventFor = (route: (typeof routeTable)[number]) => sampleEvent(route, credentials, extras);
-    const bundle = (name: string, entry: string) => {
-      const outDir = join(workDir, name);
-      mkdirSync(outDir);
-      return buildBundle(entry, outDir);
-    };
-    progress('bench: cold starts: bundling the floor…');
-    const floor = await bundle('floor', 'bench/baseline-handler.ts');
-    // One unmeasured start of each warms the disk cache, so the first pair is not an outlier.
-    await coldStart(floor.file, {}, env);
-    const built = new Map<string, Awaited<ReturnType<typeof bundle>>>();
-    for (const [index, route] of measuredRoutes.entries()) {
-      progress(
-        `bench: cold starts: ${index + 1}/${measuredRoutes.length} ${route.operationId} (bundling, ${RUNS} pairs)`,
-      );
-      const own = await bundle(route.operationId, route.handler);
-      built.set(route.operationId, own);
-      await coldStart(own.file, eventFor(route), env);
-      const contender = { name: route.operationId, bundle: own, event: eventFor(route) };
-      cold.push(...(await measureAgainstFloor([contender], floor.file, env, RUNS)));
-    }
-    const floorAll = spread(cold.map((row) => row.floor.median));
-    const kb = (bytes: number) => (bytes / 1024).toFixed(0);
-    out(
-      `\n## Cold start against the floor\n\nPer function, ${RUNS} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts: past the credential and validation, so the status is a success, or a 404 for the random id its path names, the record read and not found; checked for every function by test/integration/bundles.test.ts). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
-    );
-    out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
-    out('|---|---:|---:|---:|---:|---:|---:|');
-    for (const row of cold) {
-      out(
-        `| ${row.name} | ${kb(row.bytes)} | ${formatSpread(row.init)} | ${formatSpread(row.import)} | ${formatSpread(row.floor)} | ${formatSpread(row.ratio, 2)} | ${row.status} |`,
-      );
-    }
-    const kindOf = new Map(measuredRoutes.map((route) => [route.operationId, coldKindOf(route)]));
-    const ratios = cold.map((row) => row.ratio.median);
-    const mean = ratios.reduce((sum, r) => sum + r, 0) / ratios.length;
-    const worst = cold.reduce((a, b) => (b.ratio.median > a.ratio.median ? b : a));
-    const meanInit = cold.reduce((sum, row) => sum + row.init.median, 0) / cold.length;
-    const above = cold
-      .filter((row) => row.ratio.median > COLD_TARGET.max)
-      .map((row) => `${row.name} ${row.ratio.median.toFixed(2)}×`);
-    out(
-      `\nMean over ${cold.length} functions: ${mean.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(mean <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms); target: no function above ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}${above.length > 1 ? ` (above it: ${above.join(', ')})` : ''}. This is one run's verdict: the target is met when two consecutive runs meet both.`,
-    );
-
-    out(
-      `\nBy kind of function (bench/cold-kinds.ts): the mean of their ratios, and which are above ${COLD_TARGET.max}×.\n`,
-    );
-    out(`| kind | functions | mean × floor | above ${COLD_TARGET.max}× |`);
-    out('|---|---:|---:|---|');
-    for (const kind of COLD_KINDS) {
-      const rows = cold.filter((row) => kindOf.get(row.name) === kind);
-      if (rows.length === 0) continue;
-      const kindMean = rows.reduce((sum, row) => sum + row.ratio.median, 0) / rows.length;
-      const over = rows.filter((row) => row.ratio.median > COLD_TARGET.max).map((row) => row.name);
-      out(`| ${kind} | ${rows.length} | ${kindMean.toFixed(2)} | ${over.join(', ') || 'none'} |`);
-    }
-
-    // The requirements alone, without the pipeline: how near the floor any agent read can get.
-    const getFaq = routeTable.find((route) => route.operationId === 'getFaq');
-    const getFaqBundle = built.get('getFaq');
-    if (getFaq && getFaqBundle) {
-      progress('bench: cold starts: getFaq against its requirements alone…');
-      const bare = await bundle('agent-read-bare', 'bench/probes/agent-read-bare.ts');
-      const pairs = Math.max(RUNS, 31);
-      await coldStart(bare.file, eventFor(getFaq), env);
-      const [bareRow, fullRow] = await measureAgainstFloor(
-        [
-          { name: 'bare', bundle: bare, event: eventFor(getFaq) },
-          { name: 'getFaq', bundle: getFaqBundle, event: eventFor(getFaq) },
-        ],
-        floor.file,
-        env,
-        pairs,
-      );
-      if (!bareRow || !fullRow) throw new Error('two contenders, two rows');
-      const figure = (row: ColdFigures) =>
-        `${formatSpread(row.ratio, 2)}× (${row.init.median.toFixed(0)} ms against ${row.floor.median.toFixed(0)} ms, status ${row.status})`;
-      // Neighbours in the same round: the difference is what the pipeline adds, without the floor's noise.
-      const pipeline = spread(fullRow.inits.map((ms, round) => ms - (bareRow.inits[round] ?? ms)));
-      out(
-        `\nThe requirements alone (bench/probes/agent-read-bare.ts: getFaq's agent key check, zod validation of the path, read and JSON answer, without middy, the Powertools logger or the error envelope), ${pairs} rounds of floor, probe, floor, getFaq: ${figure(bareRow)}; getFaq itself in the same run: ${figure(fullRow)}. getFaq over the probe, round by round (what the pipeline adds): ${formatSpread(pipeline)} ms.`,
-      );
-    }
-
-    // Why a credential's lookup and the operation's read go out as one call (lib/db/item-reader.ts).
-    progress('bench: cold starts: two reads side by side against one BatchGetItem…');
-    const twoGets = await bundle('floor-two-gets', 'bench/probes/floor-two-gets.ts');
-    const batchGet = await bundle('floor-batch-get', 'bench/probes/floor-batch-get.ts');
-    const readPairs = Math.max(RUNS, 21);
-    const [twoRow, batchRow] = await measureAgainstFloor(
-      [
-        { name: 'two GetItems', bundle: twoGets, event: {} },
-        { name: 'one BatchGetItem', bundle: batchGet, event: {} },
-      ],
-      floor.file,
-      env,
-      readPairs,
-    );
-    if (!twoRow || !batchRow) throw new Error('two contenders, two rows');
-    const over = (row: ColdFigures) =>
-      `${formatSpread(row.ratio, 2)}× (${formatSpread(spread(row.inits.map((ms, round) => ms - (row.floorInits[round] ?? ms))))} ms over it, round by round)`;
-    out(
-      `\nTwo reads in one cold start (${readPairs} rounds against the floor): the floor with two GetItems sent side by side (bench/probes/floor-two-gets.ts) ${over(twoRow)}; with the same two keys in one BatchGetItem (floor-batch-get.ts) ${over(batchRow)}. Hence an agent key's lookup and the record read beside it go out as one BatchGetItem.`,
-    );
-  }
+  const cold = runs('cold')
+    ? await coldSection({ harness: harness.info, workDir, routes: measuredRoutes, runs: RUNS, extras, out })
+    : [];
 
   if (runs('parts')) {
     progress('bench: parts: bundling and starting each probe…');

@@ -38,3 +38,6 @@ export function spread(values: number[]): Spread {
 export function formatSpread(s: Spread, digits = 0): string {
   return `${s.median.toFixed(digits)} (${s.p25.toFixed(digits)}–${s.p75.toFixed(digits)})`;
 }
+
+/** A target's verdict as the bench prints it. */
+export const met = (ok: boolean) => (ok ? 'met' : '**not met**');

@@ -1,0 +1,151 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RouteDefinition } from '#lib/http/route.ts';
+import { routeTable } from '#lib/routes/route-table.ts';
+import { progress } from '../infra/command-line.ts';
+import type { HarnessInfo } from '../infra/local/harness-process.ts';
+import { type SampleExtras, sampleEvent } from '../infra/local/sample-event.ts';
+import { COLD_KINDS, coldKindOf } from './cold-kinds.ts';
+import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
+import { formatSpread, met, spread } from './stats.ts';
+
+/**
+ * Cold init against the floor: the mean ratio over all functions, and no function's median ratio
+ * above `max`. The target holds when two consecutive runs meet it; one run prints its own verdict.
+ */
+const COLD_TARGET = { mean: 1.25, max: 1.4 };
+
+export interface ColdSectionInput {
+  harness: HarnessInfo;
+  /** Where the bundles are built (a directory per bundle). */
+  workDir: string;
+  routes: readonly RouteDefinition[];
+  /** Pairs of cold starts per function. */
+  runs: number;
+  /** What the sample requests need from the running stack (sample-event.ts). */
+  extras: SampleExtras;
+  out: (line?: string) => void;
+}
+
+/**
+ * The bench's cold-start section: every function's cold starts against the floor's, the verdict
+ * against the targets, a summary by kind of function, getFaq against its requirements alone, and
+ * two reads in one cold start. Returns the functions' figures.
+ */
+export async function coldSection({
+  harness,
+  workDir,
+  routes,
+  runs,
+  extras,
+  out,
+}: ColdSectionInput): Promise<ColdFigures[]> {
+  const { env, credentials } = harness;
+  const cold: ColdFigures[] = [];
+  const eventFor = (route: RouteDefinition) => sampleEvent(route, credentials, extras);
+  const bundle = (name: string, entry: string) => {
+    const outDir = join(workDir, name);
+    mkdirSync(outDir);
+    return buildBundle(entry, outDir);
+  };
+  progress('bench: cold starts: bundling the floor…');
+  const floor = await bundle('floor', 'bench/baseline-handler.ts');
+  // One unmeasured start of each warms the disk cache, so the first pair is not an outlier.
+  await coldStart(floor.file, {}, env);
+  const built = new Map<string, Awaited<ReturnType<typeof bundle>>>();
+  for (const [index, route] of routes.entries()) {
+    progress(
+      `bench: cold starts: ${index + 1}/${routes.length} ${route.operationId} (bundling, ${runs} pairs)`,
+    );
+    const own = await bundle(route.operationId, route.handler);
+    built.set(route.operationId, own);
+    await coldStart(own.file, eventFor(route), env);
+    const contender = { name: route.operationId, bundle: own, event: eventFor(route) };
+    cold.push(...(await measureAgainstFloor([contender], floor.file, env, runs)));
+  }
+  const floorAll = spread(cold.map((row) => row.floor.median));
+  const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+  out(
+    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts: past the credential and validation, so the status is a success, or a 404 for the random id its path names, the record read and not found; checked for every function by test/integration/bundles.test.ts). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
+  );
+  out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
+  out('|---|---:|---:|---:|---:|---:|---:|');
+  for (const row of cold) {
+    out(
+      `| ${row.name} | ${kb(row.bytes)} | ${formatSpread(row.init)} | ${formatSpread(row.import)} | ${formatSpread(row.floor)} | ${formatSpread(row.ratio, 2)} | ${row.status} |`,
+    );
+  }
+  const kindOf = new Map(routes.map((route) => [route.operationId, coldKindOf(route)]));
+  const ratios = cold.map((row) => row.ratio.median);
+  const mean = ratios.reduce((sum, r) => sum + r, 0) / ratios.length;
+  const worst = cold.reduce((a, b) => (b.ratio.median > a.ratio.median ? b : a));
+  const meanInit = cold.reduce((sum, row) => sum + row.init.median, 0) / cold.length;
+  const above = cold
+    .filter((row) => row.ratio.median > COLD_TARGET.max)
+    .map((row) => `${row.name} ${row.ratio.median.toFixed(2)}×`);
+  out(
+    `\nMean over ${cold.length} functions: ${mean.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(mean <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms); target: no function above ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}${above.length > 1 ? ` (above it: ${above.join(', ')})` : ''}. This is one run's verdict: the target is met when two consecutive runs meet both.`,
+  );
+
+  out(
+    `\nBy kind of function (bench/cold-kinds.ts): the mean of their ratios, and which are above ${COLD_TARGET.max}×.\n`,
+  );
+  out(`| kind | functions | mean × floor | above ${COLD_TARGET.max}× |`);
+  out('|---|---:|---:|---|');
+  for (const kind of COLD_KINDS) {
+    const rows = cold.filter((row) => kindOf.get(row.name) === kind);
+    if (rows.length === 0) continue;
+    const kindMean = rows.reduce((sum, row) => sum + row.ratio.median, 0) / rows.length;
+    const over = rows.filter((row) => row.ratio.median > COLD_TARGET.max).map((row) => row.name);
+    out(`| ${kind} | ${rows.length} | ${kindMean.toFixed(2)} | ${over.join(', ') || 'none'} |`);
+  }
+
+  // The requirements alone, without the pipeline: how near the floor any agent read can get.
+  const getFaq = routeTable.find((route) => route.operationId === 'getFaq');
+  const getFaqBundle = built.get('getFaq');
+  if (getFaq && getFaqBundle) {
+    progress('bench: cold starts: getFaq against its requirements alone…');
+    const bare = await bundle('agent-read-bare', 'bench/probes/agent-read-bare.ts');
+    const pairs = Math.max(runs, 31);
+    await coldStart(bare.file, eventFor(getFaq), env);
+    const [bareRow, fullRow] = await measureAgainstFloor(
+      [
+        { name: 'bare', bundle: bare, event: eventFor(getFaq) },
+        { name: 'getFaq', bundle: getFaqBundle, event: eventFor(getFaq) },
+      ],
+      floor.file,
+      env,
+      pairs,
+    );
+    if (!bareRow || !fullRow) throw new Error('two contenders, two rows');
+    const figure = (row: ColdFigures) =>
+      `${formatSpread(row.ratio, 2)}× (${row.init.median.toFixed(0)} ms against ${row.floor.median.toFixed(0)} ms, status ${row.status})`;
+    // Neighbours in the same round: the difference is what the pipeline adds, without the floor's noise.
+    const pipeline = spread(fullRow.inits.map((ms, round) => ms - (bareRow.inits[round] ?? ms)));
+    out(
+      `\nThe requirements alone (bench/probes/agent-read-bare.ts: getFaq's agent key check, zod validation of the path, read and JSON answer, without middy, the Powertools logger or the error envelope), ${pairs} rounds of floor, probe, floor, getFaq: ${figure(bareRow)}; getFaq itself in the same run: ${figure(fullRow)}. getFaq over the probe, round by round (what the pipeline adds): ${formatSpread(pipeline)} ms.`,
+    );
+  }
+
+  // Why a credential's lookup and the operation's read go out as one call (lib/db/item-reader.ts).
+  progress('bench: cold starts: two reads side by side against one BatchGetItem…');
+  const twoGets = await bundle('floor-two-gets', 'bench/probes/floor-two-gets.ts');
+  const batchGet = await bundle('floor-batch-get', 'bench/probes/floor-batch-get.ts');
+  const readPairs = Math.max(runs, 21);
+  const [twoRow, batchRow] = await measureAgainstFloor(
+    [
+      { name: 'two GetItems', bundle: twoGets, event: {} },
+      { name: 'one BatchGetItem', bundle: batchGet, event: {} },
+    ],
+    floor.file,
+    env,
+    readPairs,
+  );
+  if (!twoRow || !batchRow) throw new Error('two contenders, two rows');
+  const over = (row: ColdFigures) =>
+    `${formatSpread(row.ratio, 2)}× (${formatSpread(spread(row.inits.map((ms, round) => ms - (row.floorInits[round] ?? ms))))} ms over it, round by round)`;
+  out(
+    `\nTwo reads in one cold start (${readPairs} rounds against the floor): the floor with two GetItems sent side by side (bench/probes/floor-two-gets.ts) ${over(twoRow)}; with the same two keys in one BatchGetItem (floor-batch-get.ts) ${over(batchRow)}. Hence an agent key's lookup and the record read beside it go out as one BatchGetItem.`,
+  );
+  return cold;
+}
