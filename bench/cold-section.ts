@@ -6,7 +6,14 @@ import { progress } from '../infra/command-line.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 import { type SampleExtras, sampleEvent } from '../infra/local/sample-event.ts';
 import { COLD_KINDS, coldKindOf } from './cold-kinds.ts';
-import { buildBundle, type ColdFigures, coldStart, measureAgainstFloor } from './cold-start.ts';
+import {
+  buildBundle,
+  type ColdFigures,
+  type Contender,
+  coldStart,
+  measureAgainstFloor,
+} from './cold-start.ts';
+import { createSampleItem, entityOfPath, sampleItemIds } from './sample-items.ts';
 import { formatSpread, met, spread } from './stats.ts';
 
 /**
@@ -42,7 +49,19 @@ export async function coldSection({
 }: ColdSectionInput): Promise<ColdFigures[]> {
   const { env, credentials } = harness;
   const cold: ColdFigures[] = [];
-  const eventFor = (route: RouteDefinition) => sampleEvent(route, credentials, extras);
+  const itemIds = await sampleItemIds(harness);
+  const eventFor = (route: RouteDefinition) => sampleEvent(route, credentials, { ...extras, itemIds });
+  // A delete removes its record, so each of its cold starts gets a record of its own.
+  const eventsFor = (route: RouteDefinition): Contender['event'] => {
+    const entity = entityOfPath(route.path);
+    if (route.auth !== 'agent' || route.method !== 'DELETE' || !entity?.idParam) return eventFor(route);
+    const idParam = entity.idParam;
+    return async () =>
+      sampleEvent(route, credentials, {
+        ...extras,
+        itemIds: { ...itemIds, [idParam]: await createSampleItem(harness, entity) },
+      });
+  };
   const bundle = (name: string, entry: string) => {
     const outDir = join(workDir, name);
     mkdirSync(outDir);
@@ -59,14 +78,15 @@ export async function coldSection({
     );
     const own = await bundle(route.operationId, route.handler);
     built.set(route.operationId, own);
-    await coldStart(own.file, eventFor(route), env);
-    const contender = { name: route.operationId, bundle: own, event: eventFor(route) };
+    const events = eventsFor(route);
+    await coldStart(own.file, typeof events === 'function' ? await events() : events, env);
+    const contender = { name: route.operationId, bundle: own, event: events };
     cold.push(...(await measureAgainstFloor([contender], floor.file, env, runs)));
   }
   const floorAll = spread(cold.map((row) => row.floor.median));
   const kb = (bytes: number) => (bytes / 1024).toFixed(0);
   out(
-    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts: past the credential and validation, so the status is a success, or a 404 for the random id its path names, the record read and not found; checked for every function by test/integration/bundles.test.ts). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
+    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write; other ids (sessions, changesets, consent requests, grants, photos, admin entries) are random, and those answer 404 after their read. The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
   );
   out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
   out('|---|---:|---:|---:|---:|---:|---:|');

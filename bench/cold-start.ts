@@ -110,11 +110,14 @@ export interface ColdFigures {
   floorInits: number[];
 }
 
-/** A bundle to measure against the floor, with the event it is invoked with. */
+/**
+ * A bundle to measure against the floor, with the event it is invoked with, or what makes a new
+ * one for each cold start (a delete needs an item of its own each time).
+ */
 export interface Contender {
   name: string;
   bundle: { file: string; bytes: number };
-  event: Event;
+  event: Event | (() => Promise<Event>);
 }
 
 /**
@@ -134,7 +137,8 @@ export async function measureAgainstFloor(
   for (let i = 0; i < runs; i++) {
     for (const [index, contender] of contenders.entries()) {
       floor[index]?.push(await coldStart(floorFile, {}, env));
-      own[index]?.push(await coldStart(contender.bundle.file, contender.event, env));
+      const event = typeof contender.event === 'function' ? await contender.event() : contender.event;
+      own[index]?.push(await coldStart(contender.bundle.file, event, env));
     }
   }
   const init = (r: ColdStart) => r.importMs + r.invokeMs;

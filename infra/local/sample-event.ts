@@ -11,6 +11,11 @@ export interface SampleExtras {
   oauthClient?: { clientId: string; redirectUri: string; resource: string };
   /** An assistant's access token for the tool server (POST /mcp). */
   assistantToken?: string;
+  /**
+   * Ids of items that exist, by path parameter name (`faq_id`…): a path naming one gets it, so
+   * the operation finds its item and does its work; other ids are random, and a read answers 404.
+   */
+  itemIds?: Record<string, string>;
 }
 
 const PLATFORM_ADMIN_PATHS = '/api/v1/admin/';
@@ -31,7 +36,8 @@ export async function registerSampleClient(baseUrl: string): Promise<SampleExtra
 /**
  * A plausible API Gateway event for a route, made to reach the operation rather than its
  * validation: path parameters filled (business_id with the first demo business when credentials
- * are at hand, an enum with its first value, other ids random, so a read answers 404), the
+ * are at hand, an enum with its first value, an id of `extras.itemIds`, other ids random, so a
+ * read answers 404), the
  * credential its auth kind needs (a platform admin's token on the admin routes), the route's
  * example (or an empty JSON object) as body where it takes one, with `business_id` naming the demo
  * business in the query and the body, and a multipart form where the route takes one.
@@ -45,7 +51,10 @@ export function sampleEvent(
   const businessId = business?.id ?? randomUUID();
   const pathParameters: Record<string, string> = {};
   const path = route.path.replace(/\{(\w+)\+?\}/g, (_whole, name: string) => {
-    const value = name === 'business_id' ? businessId : (firstAllowedValue(route, name) ?? randomUUID());
+    const value =
+      name === 'business_id'
+        ? businessId
+        : (extras.itemIds?.[name] ?? firstAllowedValue(route, name) ?? randomUUID());
     pathParameters[name] = value;
     return value;
   });

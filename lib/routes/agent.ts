@@ -147,6 +147,7 @@ function routesFor(
         handler: handler('update', entity),
         summary: `Change some fields of a ${definition.title} (JSON Merge Patch: null clears)`,
         successStatus: 200,
+        example: Object.fromEntries(Object.entries(definition.example).slice(0, 1)),
         errors: [403, 404, 409],
       },
       {
