@@ -37,10 +37,10 @@ export async function registerSampleClient(baseUrl: string): Promise<SampleExtra
  * A plausible API Gateway event for a route, made to reach the operation rather than its
  * validation: path parameters filled (business_id with the first demo business when credentials
  * are at hand, an enum with its first value, an id of `extras.itemIds`, other ids random, so a
- * read answers 404), the
- * credential its auth kind needs (a platform admin's token on the admin routes), the route's
- * example (or an empty JSON object) as body where it takes one, with `business_id` naming the demo
- * business in the query and the body, and a multipart form where the route takes one.
+ * read answers 404), the credential its auth kind needs (a platform admin's token on the admin
+ * routes), the route's example (or an empty JSON object) as body where it takes one, with
+ * `business_id` naming the demo business in the query and the body, and a multipart form where
+ * the route takes one.
  */
 export function sampleEvent(
   route: RouteDefinition,
