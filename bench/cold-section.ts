@@ -13,7 +13,7 @@ import {
   coldStart,
   measureAgainstFloor,
 } from './cold-start.ts';
-import { createSampleItem, entityOfPath, sampleItemIds } from './sample-items.ts';
+import { deletedEntity, itemIdsFor, sampleItemIds } from './sample-items.ts';
 import { formatSpread, met, spread } from './stats.ts';
 
 /**
@@ -52,16 +52,11 @@ export async function coldSection({
   const itemIds = await sampleItemIds(harness);
   const eventFor = (route: RouteDefinition) => sampleEvent(route, credentials, { ...extras, itemIds });
   // A delete removes its record, so each of its cold starts gets a record of its own.
-  const eventsFor = (route: RouteDefinition): Contender['event'] => {
-    const entity = entityOfPath(route.path);
-    if (route.auth !== 'agent' || route.method !== 'DELETE' || !entity?.idParam) return eventFor(route);
-    const idParam = entity.idParam;
-    return async () =>
-      sampleEvent(route, credentials, {
-        ...extras,
-        itemIds: { ...itemIds, [idParam]: await createSampleItem(harness, entity) },
-      });
-  };
+  const eventsFor = (route: RouteDefinition): Contender['event'] =>
+    deletedEntity(route)
+      ? async () =>
+          sampleEvent(route, credentials, { ...extras, itemIds: await itemIdsFor(harness, route, itemIds) })
+      : eventFor(route);
   const bundle = (name: string, entry: string) => {
     const outDir = join(workDir, name);
     mkdirSync(outDir);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildBundle, coldStart } from '../../bench/cold-start.ts';
+import { itemIdsFor, sampleItemIds } from '../../bench/sample-items.ts';
 import { registerSampleClient, type SampleExtras, sampleEvent } from '../../infra/local/sample-event.ts';
 import { functionEnvironment } from '../../infra/service-function.ts';
 import { baseUrl, obtainTokens } from '../support/oauth.ts';
@@ -112,10 +113,13 @@ describe('deployable bundles', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'bps-bundles-'));
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
   let extras: SampleExtras;
+  let itemIds: Record<string, string>;
   beforeAll(async () => {
-    const owner = inject('harness').credentials.businesses[0]?.tokens.owner ?? '';
+    const harness = inject('harness');
+    const owner = harness.credentials.businesses[0]?.tokens.owner ?? '';
     const { tokens } = await obtainTokens({ userToken: owner, resource: `${baseUrl()}/mcp` });
     extras = { ...(await registerSampleClient(baseUrl())), assistantToken: tokens.access_token };
+    itemIds = await sampleItemIds(harness);
   });
 
   it.each(routeTable.map((route) => [route.operationId, route] as const))(
@@ -134,12 +138,17 @@ describe('deployable bundles', () => {
       const env = Object.fromEntries(
         Object.entries(harness.env).filter(([name]) => !withheld.includes(name)),
       );
-      const result = await coldStart(file, sampleEvent(route, harness.credentials, extras), env, withheld);
+      const ids = await itemIdsFor(harness, route, itemIds);
+      const event = sampleEvent(route, harness.credentials, { ...extras, itemIds: ids });
+      const result = await coldStart(file, event, env, withheld);
 
-      // Past the credential and the request's validation: a success, or a 404 for the random id
-      // its path names (the operation read it), so the bench's cold starts measure the operation.
+      // Past the credential and the request's validation, so the bench's cold starts measure the
+      // operation: an agent route acts on a record that exists and succeeds (a change commits its
+      // transaction from the deployable bundle); elsewhere a success, or a 404 for the random id
+      // its path names (the operation read it).
       const expected = REFUSED_AFTER_THEIR_LOOKUP[route.operationId];
       if (expected) expect(result.statusCode, result.body).toBe(expected);
+      else if (route.auth === 'agent') expect(result.statusCode, result.body).toBe(route.successStatus);
       else expect([200, 201, 204, 302, 404], result.body).toContain(result.statusCode);
     },
   );
