@@ -6,7 +6,7 @@
  * on stderr; `--help` lists the options (some sections, some functions, runs, writing the file).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentRoutes } from '#lib/routes/agent.ts';
@@ -32,7 +32,7 @@ import {
   PHOTO_TARGET_RATIO,
 } from './photo-delivery.ts';
 import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
-import { formatSpread, met, spread } from './stats.ts';
+import { formatSpread, met } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
 
 const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media'] as const;
@@ -90,7 +90,6 @@ progress('bench: starting a local stack (emulators on free ports)…');
 const harness = await startHarnessProcess();
 const workDir = mkdtempSync(join(tmpdir(), 'bps-bench-'));
 try {
-  const { env, credentials } = harness.info;
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR }).toString().trim();
   out(`# Bench results\n`);
   out(
