@@ -22,6 +22,28 @@ import { formatSpread, met, spread } from './stats.ts';
  */
 const COLD_TARGET = { mean: 1.25, max: 1.4 };
 
+/**
+ * Functions measured beside their work done with nothing of the pipeline around it (bench/probes):
+ * how near the floor the requirements alone let an agent read and an agent change get.
+ */
+const REQUIREMENT_PROBES = [
+  {
+    operationId: 'getFaq',
+    calls: { entry: 'bench/probes/floor-batch-get.ts', what: 'one BatchGetItem of two keys' },
+    entry: 'bench/probes/agent-read-bare.ts',
+    work: "getFaq's agent key check, zod validation of the path, read and JSON answer",
+  },
+  {
+    operationId: 'updateFaq',
+    calls: {
+      entry: 'bench/probes/floor-write.ts',
+      what: 'a BatchGetItem of two keys, then a TransactWriteItems of three actions',
+    },
+    entry: 'bench/probes/agent-write-bare.ts',
+    work: "updateFaq's agent key check, zod validation of the path and body, read, transaction and JSON answer",
+  },
+];
+
 export interface ColdSectionInput {
   harness: HarnessInfo;
   /** Where the bundles are built (a directory per bundle). */
@@ -36,7 +58,7 @@ export interface ColdSectionInput {
 
 /**
  * The bench's cold-start section: every function's cold starts against the floor's, the verdict
- * against the targets, a summary by kind of function, getFaq against its requirements alone, and
+ * against the targets, a summary by kind of function, getFaq and updateFaq against their requirements alone, and
  * two reads in one cold start. Returns the functions' figures.
  */
 export async function coldSection({
@@ -115,30 +137,37 @@ export async function coldSection({
     out(`| ${kind} | ${rows.length} | ${kindMean.toFixed(2)} | ${over.join(', ') || 'none'} |`);
   }
 
-  // The requirements alone, without the pipeline: how near the floor any agent read can get.
-  const getFaq = routeTable.find((route) => route.operationId === 'getFaq');
-  const getFaqBundle = built.get('getFaq');
-  if (getFaq && getFaqBundle) {
-    progress('bench: cold starts: getFaq against its requirements alone…');
-    const bare = await bundle('agent-read-bare', 'bench/probes/agent-read-bare.ts');
+  // The requirements alone, without the pipeline: how near the floor an agent read and an agent
+  // change can get.
+  for (const probe of REQUIREMENT_PROBES) {
+    const route = routeTable.find((candidate) => candidate.operationId === probe.operationId);
+    const own = built.get(probe.operationId);
+    if (!route || !own) continue;
+    progress(`bench: cold starts: ${probe.operationId} against its requirements alone…`);
+    const calls = await bundle(`${probe.operationId}-calls`, probe.calls.entry);
+    const bare = await bundle(`${probe.operationId}-bare`, probe.entry);
     const pairs = Math.max(runs, 31);
-    await coldStart(bare.file, eventFor(getFaq), env);
-    const [bareRow, fullRow] = await measureAgainstFloor(
+    // A change's record stays (an update), so one event serves every round.
+    const event = eventFor(route);
+    await coldStart(calls.file, {}, env);
+    await coldStart(bare.file, event, env);
+    const [callsRow, bareRow, fullRow] = await measureAgainstFloor(
       [
-        { name: 'bare', bundle: bare, event: eventFor(getFaq) },
-        { name: 'getFaq', bundle: getFaqBundle, event: eventFor(getFaq) },
+        { name: 'calls', bundle: calls, event: {} },
+        { name: 'bare', bundle: bare, event },
+        { name: probe.operationId, bundle: own, event },
       ],
       floor.file,
       env,
       pairs,
     );
-    if (!bareRow || !fullRow) throw new Error('two contenders, two rows');
+    if (!callsRow || !bareRow || !fullRow) throw new Error('three contenders, three rows');
     const figure = (row: ColdFigures) =>
       `${formatSpread(row.ratio, 2)}× (${row.init.median.toFixed(0)} ms against ${row.floor.median.toFixed(0)} ms, status ${row.status})`;
     // Neighbours in the same round: the difference is what the pipeline adds, without the floor's noise.
     const pipeline = spread(fullRow.inits.map((ms, round) => ms - (bareRow.inits[round] ?? ms)));
     out(
-      `\nThe requirements alone (bench/probes/agent-read-bare.ts: getFaq's agent key check, zod validation of the path, read and JSON answer, without middy, the Powertools logger or the error envelope), ${pairs} rounds of floor, probe, floor, getFaq: ${figure(bareRow)}; getFaq itself in the same run: ${figure(fullRow)}. getFaq over the probe, round by round (what the pipeline adds): ${formatSpread(pipeline)} ms.`,
+      `\n${probe.operationId}, step by step (${pairs} rounds; in each, every step after a floor of its own): its DynamoDB calls alone in the floor (${probe.calls.entry}: ${probe.calls.what}) ${figure(callsRow)}; its requirements alone (${probe.entry}: ${probe.work}, without middy, the Powertools logger or the error envelope) ${figure(bareRow)}; ${probe.operationId} itself ${figure(fullRow)}. ${probe.operationId} over the requirements alone, round by round (what the pipeline adds): ${formatSpread(pipeline)} ms.`,
     );
   }
 
