@@ -24,7 +24,7 @@ const COLD_TARGET = { mean: 1.25, max: 1.4 };
 
 /**
  * Functions measured beside their work done with nothing of the pipeline around it (bench/probes):
- * how near the floor the requirements alone let an agent read and an agent change get.
+ * how near the floor the requirements alone let an agent read, change and create get.
  */
 const REQUIREMENT_PROBES = [
   {
@@ -37,10 +37,19 @@ const REQUIREMENT_PROBES = [
     operationId: 'updateFaq',
     calls: {
       entry: 'bench/probes/floor-write.ts',
-      what: 'a BatchGetItem of two keys, then a TransactWriteItems of three actions',
+      what: 'a BatchGetItem of two keys, then a TransactWriteItems of two actions',
     },
     entry: 'bench/probes/agent-write-bare.ts',
     work: "updateFaq's agent key check, zod validation of the path and body, read, transaction and JSON answer",
+  },
+  {
+    operationId: 'createFaq',
+    calls: {
+      entry: 'bench/probes/floor-create.ts',
+      what: 'a GetItem, then a TransactWriteItems of four actions',
+    },
+    entry: 'bench/probes/agent-create-bare.ts',
+    work: "createFaq's agent key check, zod validation of the path and body, transaction and JSON answer, with the Idempotency-Key module loaded",
   },
 ];
 
@@ -58,7 +67,7 @@ export interface ColdSectionInput {
 
 /**
  * The bench's cold-start section: every function's cold starts against the floor's, the verdict
- * against the targets, a summary by kind of function, getFaq and updateFaq against their requirements alone, and
+ * against the targets, a summary by kind of function, getFaq, updateFaq and createFaq against their requirements alone, and
  * two reads in one cold start. Returns the functions' figures.
  */
 export async function coldSection({
@@ -137,8 +146,8 @@ export async function coldSection({
     out(`| ${kind} | ${rows.length} | ${kindMean.toFixed(2)} | ${over.join(', ') || 'none'} |`);
   }
 
-  // The requirements alone, without the pipeline: how near the floor an agent read and an agent
-  // change can get.
+  // The requirements alone, without the pipeline: how near the floor an agent read, change and
+  // create can get.
   for (const probe of REQUIREMENT_PROBES) {
     const route = routeTable.find((candidate) => candidate.operationId === probe.operationId);
     const own = built.get(probe.operationId);
@@ -147,7 +156,7 @@ export async function coldSection({
     const calls = await bundle(`${probe.operationId}-calls`, probe.calls.entry);
     const bare = await bundle(`${probe.operationId}-bare`, probe.entry);
     const pairs = Math.max(runs, 31);
-    // A change's record stays (an update), so one event serves every round.
+    // The update's record stays and each create makes a new one, so one event serves every round.
     const event = eventFor(route);
     await coldStart(calls.file, {}, env);
     await coldStart(bare.file, event, env);
