@@ -13,6 +13,7 @@ import {
   coldStart,
   measureAgainstFloor,
 } from './cold-start.ts';
+import { REQUIREMENT_PROBES } from './requirement-probes.ts';
 import { deletedEntity, itemIdsFor, sampleItemIds } from './sample-items.ts';
 import { formatSpread, met, spread } from './stats.ts';
 
@@ -21,37 +22,6 @@ import { formatSpread, met, spread } from './stats.ts';
  * above `max`. The target holds when two consecutive runs meet it; one run prints its own verdict.
  */
 const COLD_TARGET = { mean: 1.25, max: 1.4 };
-
-/**
- * Functions measured beside their work done with nothing of the pipeline around it (bench/probes):
- * how near the floor the requirements alone let an agent read, change and create get.
- */
-const REQUIREMENT_PROBES = [
-  {
-    operationId: 'getFaq',
-    calls: { entry: 'bench/probes/floor-batch-get.ts', what: 'one BatchGetItem of two keys' },
-    entry: 'bench/probes/agent-read-bare.ts',
-    work: "getFaq's agent key check, zod validation of the path, read and JSON answer",
-  },
-  {
-    operationId: 'updateFaq',
-    calls: {
-      entry: 'bench/probes/floor-write.ts',
-      what: 'a BatchGetItem of two keys, then a TransactWriteItems of two actions',
-    },
-    entry: 'bench/probes/agent-write-bare.ts',
-    work: "updateFaq's agent key check, zod validation of the path and body, read, transaction and JSON answer",
-  },
-  {
-    operationId: 'createFaq',
-    calls: {
-      entry: 'bench/probes/floor-create.ts',
-      what: 'a GetItem, then a TransactWriteItems of four actions',
-    },
-    entry: 'bench/probes/agent-create-bare.ts',
-    work: "createFaq's agent key check, zod validation of the path and body, transaction and JSON answer, with the Idempotency-Key module loaded",
-  },
-];
 
 export interface ColdSectionInput {
   harness: HarnessInfo;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildBundle, coldStart } from '../../bench/cold-start.ts';
+import { REQUIREMENT_PROBES } from '../../bench/requirement-probes.ts';
 import { itemIdsFor, sampleItemIds } from '../../bench/sample-items.ts';
 import { registerSampleClient, type SampleExtras, sampleEvent } from '../../infra/local/sample-event.ts';
 import { functionEnvironment } from '../../infra/service-function.ts';
@@ -150,6 +151,28 @@ describe('deployable bundles', () => {
       if (expected) expect(result.statusCode, result.body).toBe(expected);
       else if (route.auth === 'agent') expect(result.statusCode, result.body).toBe(route.successStatus);
       else expect([200, 201, 204, 302, 404], result.body).toContain(result.statusCode);
+    },
+  );
+
+  // The bench compares a function with its DynamoDB calls alone and with its work done without the
+  // pipeline; the comparison means something only while both do what the function does.
+  it.each(REQUIREMENT_PROBES.map((probe) => [probe.operationId, probe] as const))(
+    "%s's step-by-step references do its calls and answer its sample as it does",
+    async (_id, probe) => {
+      const harness = inject('harness');
+      const route = routeTable.find((candidate) => candidate.operationId === probe.operationId);
+      if (!route) throw new Error(`no route ${probe.operationId}`);
+      const event = sampleEvent(route, harness.credentials, { ...extras, itemIds });
+      for (const [name, entry, probeEvent, status] of [
+        ['calls', probe.calls.entry, {}, 200],
+        ['bare', probe.entry, event, route.successStatus],
+      ] as const) {
+        const outDir = join(workDir, `${probe.operationId}-${name}`);
+        mkdirSync(outDir);
+        const { file } = await buildBundle(entry, outDir);
+        const result = await coldStart(file, probeEvent, harness.env);
+        expect(result.statusCode, result.body).toBe(status);
+      }
     },
   );
 });
