@@ -14,7 +14,7 @@ import {
   measureAgainstFloor,
 } from './cold-start.ts';
 import { REQUIREMENT_PROBES } from './requirement-probes.ts';
-import { deletedEntity, itemIdsFor, sampleItemIds } from './sample-items.ts';
+import { deletedEntity, itemIdsFor, routeItemIds, sampleItemIds } from './sample-items.ts';
 import { formatSpread, met, spread } from './stats.ts';
 
 /**
@@ -51,7 +51,8 @@ export async function coldSection({
   const { env, credentials } = harness;
   const cold: ColdFigures[] = [];
   const itemIds = await sampleItemIds(harness);
-  const eventFor = (route: RouteDefinition) => sampleEvent(route, credentials, { ...extras, itemIds });
+  const eventFor = (route: RouteDefinition) =>
+    sampleEvent(route, credentials, { ...extras, itemIds: routeItemIds(route, itemIds) });
   // A delete removes its record, so each of its cold starts gets a record of its own.
   const eventsFor = (route: RouteDefinition): Contender['event'] =>
     deletedEntity(route)
@@ -82,7 +83,7 @@ export async function coldSection({
   const floorAll = spread(cold.map((row) => row.floor.median));
   const kb = (bytes: number) => (bytes / 1024).toFixed(0);
   out(
-    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write; other ids (sessions, changesets, consent requests, grants, photos, admin entries) are random, and those answer 404 after their read. The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
+    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write, and the photo functions name a demo photo, so they read its bytes (and the import derives a photo from it); other ids (sessions, changesets, consent requests, grants, admin entries) are random, and those answer 404 after their read. The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
   );
   out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
   out('|---|---:|---:|---:|---:|---:|---:|');

@@ -31,13 +31,48 @@ export async function createSampleItem(harness: Stack, entity: EntityDefinition)
   return body.data.id;
 }
 
-/** One record of each agent entity, by the name of its id's path parameter (`faq_id`…). */
+/**
+ * What the internal media API knows of the demo data: the demo business's first uploaded photo and
+ * the industry gallery's first photo (both have bytes in S3; infra/local/seed.ts makes them).
+ */
+async function demoPhotoIds(harness: Stack): Promise<{ photo: string; gallery: string }> {
+  const business = harness.credentials.businesses[0];
+  if (!business) throw new Error('no demo business');
+  const list = async <T>(path: string): Promise<T[]> => {
+    const response = await fetch(`${harness.baseUrl}/api/v1/internal/media/${path}`, {
+      headers: { 'x-internal-api-key': harness.credentials.internal_api_key },
+    });
+    if (response.status !== 200) throw new Error(`listing ${path} answered ${response.status}`);
+    return ((await response.json()) as { items: T[] }).items;
+  };
+  const photos = await list<{ asset_id: string; photo_source: string }>(`photos?business_id=${business.id}`);
+  const photo = photos.find((item) => item.photo_source === 'upload')?.asset_id;
+  const gallery = (await list<{ asset_id: string }>('gallery'))[0]?.asset_id;
+  if (!photo || !gallery) throw new Error('the demo data has no uploaded photo or no gallery photo');
+  return { photo, gallery };
+}
+
+/** Where `sampleItemIds` keeps the gallery photo: its routes name it `photo_id` too (`routeItemIds`). */
+const GALLERY_PHOTO = 'gallery_photo_id';
+
+/**
+ * Ids of items that exist, by the name of the path parameter (or form field) that names one: a
+ * record of each agent entity (`faq_id`…), made for the run; the demo business's photo, as
+ * `photo_id` and as the photo import's `source_asset_id`; and the gallery's photo.
+ */
 export async function sampleItemIds(harness: Stack): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   for (const entity of agentEntities) {
     if (entity.idParam) ids[entity.idParam] = await createSampleItem(harness, entity);
   }
-  return ids;
+  const photos = await demoPhotoIds(harness);
+  return { ...ids, photo_id: photos.photo, source_asset_id: photos.photo, [GALLERY_PHOTO]: photos.gallery };
+}
+
+/** The ids one route's sample names: the gallery's routes name their photo `photo_id` too. */
+export function routeItemIds(route: RouteDefinition, shared: Record<string, string>): Record<string, string> {
+  const gallery = shared[GALLERY_PHOTO];
+  return route.path.includes('/gallery/{photo_id}') && gallery ? { ...shared, photo_id: gallery } : shared;
 }
 
 /** The record an agent delete removes, so that each of its requests needs one of its own. */
@@ -47,15 +82,16 @@ export function deletedEntity(route: RouteDefinition): EntityDefinition | undefi
 }
 
 /**
- * The `itemIds` for one sample request of `route`: the shared records (sampleItemIds), with a new
- * one in place of the record a delete would remove.
+ * The `itemIds` for one sample request of `route`: the shared items (sampleItemIds, routeItemIds),
+ * with a new record in place of the one a delete would remove.
  */
 export async function itemIdsFor(
   harness: Stack,
   route: RouteDefinition,
   shared: Record<string, string>,
 ): Promise<Record<string, string>> {
+  const ids = routeItemIds(route, shared);
   const entity = deletedEntity(route);
-  if (!entity?.idParam) return shared;
-  return { ...shared, [entity.idParam]: await createSampleItem(harness, entity) };
+  if (!entity?.idParam) return ids;
+  return { ...ids, [entity.idParam]: await createSampleItem(harness, entity) };
 }

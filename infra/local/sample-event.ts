@@ -12,8 +12,9 @@ export interface SampleExtras {
   /** An assistant's access token for the tool server (POST /mcp). */
   assistantToken?: string;
   /**
-   * Ids of items that exist, by path parameter name (`faq_id`…): a path naming one gets it, so
-   * the operation finds its item and does its work; other ids are random, and a read answers 404.
+   * Ids of items that exist, by path parameter name (`faq_id`…; `source_asset_id` for the photo
+   * import's form): a request naming one gets it, so the operation finds its item and does its
+   * work; other ids are random, and a read answers 404.
    */
   itemIds?: Record<string, string>;
 }
@@ -79,7 +80,7 @@ export function sampleEvent(
 
   const query = sampleQuery(route, businessId, extras);
   const url = query.size > 0 ? `${path}?${query}` : path;
-  const sample = route.request.body ? sampleBody(route, businessId) : undefined;
+  const sample = route.request.body ? sampleBody(route, businessId, extras) : undefined;
   if (sample) rawHeaders.push('content-type', sample.contentType);
   return buildHttpApiEvent(
     { method: route.method, url, rawHeaders, body: sample?.body ?? Buffer.alloc(0), sourceIp: '127.0.0.1' },
@@ -114,7 +115,11 @@ function sampleQuery(route: RouteDefinition, businessId: string, extras: SampleE
   return query;
 }
 
-function sampleBody(route: RouteDefinition, businessId: string): { body: Buffer; contentType: string } {
+function sampleBody(
+  route: RouteDefinition,
+  businessId: string,
+  extras: SampleExtras,
+): { body: Buffer; contentType: string } {
   const example = { ...((route.example ?? {}) as Record<string, unknown>) };
   if ('business_id' in example) example.business_id = businessId;
   if (route.bodyFormat === 'form') {
@@ -124,9 +129,11 @@ function sampleBody(route: RouteDefinition, businessId: string): { body: Buffer;
     };
   }
   if (route.bodyFormat === 'multipart') {
-    // The photo import's form: an image and its meta, naming a source photo that does not exist.
+    // The photo import's form: an image and its meta, naming the source photo of `itemIds` (or
+    // one that does not exist).
     const boundary = `sample-${randomUUID()}`;
-    const meta = JSON.stringify({ business_id: businessId, source_asset_id: randomUUID() });
+    const source = extras.itemIds?.source_asset_id ?? randomUUID();
+    const meta = JSON.stringify({ business_id: businessId, source_asset_id: source });
     const body = Buffer.concat([
       Buffer.from(
         `--${boundary}\r\ncontent-disposition: form-data; name="meta"\r\n\r\n${meta}\r\n` +
