@@ -37,8 +37,9 @@ export interface ColdSectionInput {
 
 /**
  * The bench's cold-start section: every function's cold starts against the floor's, the verdict
- * against the targets, a summary by kind of function, getFaq, updateFaq and createFaq against their requirements alone, and
- * two reads in one cold start. Returns the functions' figures.
+ * against the targets, a summary by kind of function, getFaq, updateFaq and createFaq taken apart
+ * step by step (bench/requirement-probes.ts), and two reads in one cold start. Returns the
+ * functions' figures.
  */
 export async function coldSection({
   harness,
@@ -127,7 +128,8 @@ export async function coldSection({
     const calls = await bundle(`${probe.operationId}-calls`, probe.calls.entry);
     const bare = await bundle(`${probe.operationId}-bare`, probe.entry);
     const pairs = Math.max(runs, 31);
-    // The update's record stays and each create makes a new one, so one event serves every round.
+    // A read and an update leave their record, and each create makes a new one: one event serves
+    // every round.
     const event = eventFor(route);
     await coldStart(calls.file, {}, env);
     await coldStart(bare.file, event, env);
