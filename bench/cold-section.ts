@@ -14,7 +14,7 @@ import {
   measureAgainstFloor,
 } from './cold-start.ts';
 import { REQUIREMENT_PROBES } from './requirement-probes.ts';
-import { deletedEntity, itemIdsFor, routeItemIds, sampleItemIds } from './sample-items.ts';
+import { itemIdsFor, madePerRequest, sampleItemIds } from './sample-items.ts';
 import { formatSpread, met, spread } from './stats.ts';
 
 /**
@@ -52,14 +52,12 @@ export async function coldSection({
   const { env, credentials } = harness;
   const cold: ColdFigures[] = [];
   const itemIds = await sampleItemIds(harness);
-  const eventFor = (route: RouteDefinition) =>
-    sampleEvent(route, credentials, { ...extras, itemIds: routeItemIds(route, itemIds) });
-  // A delete removes its record, so each of its cold starts gets a record of its own.
-  const eventsFor = (route: RouteDefinition): Contender['event'] =>
-    deletedEntity(route)
-      ? async () =>
-          sampleEvent(route, credentials, { ...extras, itemIds: await itemIdsFor(harness, route, itemIds) })
-      : eventFor(route);
+  // A request that uses up what it names (a delete's record, a changeset it applies…) gets its own.
+  const eventsFor = async (route: RouteDefinition): Promise<Contender['event']> => {
+    const event = async () =>
+      sampleEvent(route, credentials, { ...extras, itemIds: await itemIdsFor(harness, route, itemIds) });
+    return madePerRequest(route) ? event : await event();
+  };
   const bundle = (name: string, entry: string) => {
     const outDir = join(workDir, name);
     mkdirSync(outDir);
@@ -76,7 +74,7 @@ export async function coldSection({
     );
     const own = await bundle(route.operationId, route.handler);
     built.set(route.operationId, own);
-    const events = eventsFor(route);
+    const events = await eventsFor(route);
     await coldStart(own.file, typeof events === 'function' ? await events() : events, env);
     const contender = { name: route.operationId, bundle: own, event: events };
     cold.push(...(await measureAgainstFloor([contender], floor.file, env, runs)));
@@ -84,7 +82,7 @@ export async function coldSection({
   const floorAll = spread(cold.map((row) => row.floor.median));
   const kb = (bytes: number) => (bytes / 1024).toFixed(0);
   out(
-    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write, and the photo functions name a demo photo, so they read its bytes (and the import derives a photo from it); other ids (sessions, changesets, consent requests, grants, admin entries) are random, and those answer 404 after their read. The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
+    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write; the photo functions name a demo photo, so they read its bytes (and the import derives a photo from it); and the console, edits and OAuth functions name what bench/sample-fixtures.ts made for them through the stack (an edit session, a staged or applied changeset, a change to undo, a blog schedule, a consent request, a grant, an admin's invite; a new one for each of their cold starts where the request uses it up). Four answer otherwise (the table's status): the authorization endpoint's 302 to the consent page, the well-known catch-all's 404, the token endpoint's 400 for a code it was never given, and the invite's acceptance 404 (only the invited person can accept it). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
   );
   out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
   out('|---|---:|---:|---:|---:|---:|---:|');
@@ -130,7 +128,10 @@ export async function coldSection({
     const pairs = Math.max(runs, 31);
     // A read and an update leave their record, and each create makes a new one: one event serves
     // every round.
-    const event = eventFor(route);
+    const event = sampleEvent(route, credentials, {
+      ...extras,
+      itemIds: await itemIdsFor(harness, route, itemIds),
+    });
     await coldStart(calls.file, {}, env);
     await coldStart(bare.file, event, env);
     const [callsRow, bareRow, fullRow] = await measureAgainstFloor(

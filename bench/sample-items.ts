@@ -1,34 +1,15 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { agentEntities, type EntityDefinition } from '#lib/records/entities.ts';
-import type { HarnessInfo } from '../infra/local/harness-process.ts';
-
-/** What making a record needs of a running stack. */
-type Stack = Pick<HarnessInfo, 'baseUrl' | 'credentials'>;
+import { createAgentRecord, ROUTE_FIXTURES, type Stack, sharedFixtureIds } from './sample-fixtures.ts';
 
 /**
  * Records for the cold starts' sample requests to act on (infra/local/sample-event.ts,
  * `itemIds`), made through the running stack with its agent key from each entity's example, so a
  * get, replace, update or member list finds its record and does its work instead of answering 404.
  */
-export async function createSampleItem(harness: Stack, entity: EntityDefinition): Promise<string> {
-  const business = harness.credentials.businesses[0];
-  if (!business) throw new Error('no demo business');
-  const response = await fetch(
-    `${harness.baseUrl}/api/v1/agent/businesses/${business.id}/${entity.collection}`,
-    {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${harness.credentials.agent_key}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(entity.example),
-    },
-  );
-  const body = (await response.json()) as { data?: { id?: string } };
-  if (response.status !== 201 || !body.data?.id) {
-    throw new Error(`creating a sample ${entity.name} answered ${response.status}: ${JSON.stringify(body)}`);
-  }
-  return body.data.id;
+export function createSampleItem(harness: Stack, entity: EntityDefinition): Promise<string> {
+  if (!entity.collection) throw new Error(`${entity.name} has no agent collection`);
+  return createAgentRecord(harness, entity.collection, entity.example);
 }
 
 /**
@@ -58,7 +39,8 @@ const GALLERY_PHOTO = 'gallery_photo_id';
 /**
  * Ids of items that exist, by the name of the path parameter (or form field) that names one: a
  * record of each agent entity (`faq_id`…), made for the run; the demo business's photo, as
- * `photo_id` and as the photo import's `source_asset_id`; and the gallery's photo.
+ * `photo_id` and as the photo import's `source_asset_id`; the gallery's photo; and the fixtures the
+ * console, edits and OAuth routes share (bench/sample-fixtures.ts, under keys of their own).
  */
 export async function sampleItemIds(harness: Stack): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
@@ -66,11 +48,17 @@ export async function sampleItemIds(harness: Stack): Promise<Record<string, stri
     if (entity.idParam) ids[entity.idParam] = await createSampleItem(harness, entity);
   }
   const photos = await demoPhotoIds(harness);
-  return { ...ids, photo_id: photos.photo, source_asset_id: photos.photo, [GALLERY_PHOTO]: photos.gallery };
+  return {
+    ...ids,
+    photo_id: photos.photo,
+    source_asset_id: photos.photo,
+    [GALLERY_PHOTO]: photos.gallery,
+    ...(await sharedFixtureIds(harness)),
+  };
 }
 
 /** The ids one route's sample names: the gallery's routes name their photo `photo_id` too. */
-export function routeItemIds(route: RouteDefinition, shared: Record<string, string>): Record<string, string> {
+function routeItemIds(route: RouteDefinition, shared: Record<string, string>): Record<string, string> {
   const gallery = shared[GALLERY_PHOTO];
   return route.path.includes('/gallery/{photo_id}') && gallery ? { ...shared, photo_id: gallery } : shared;
 }
@@ -81,9 +69,15 @@ export function deletedEntity(route: RouteDefinition): EntityDefinition | undefi
   return agentEntities.find((entity) => entity.idParam && route.path.includes(`{${entity.idParam}}`));
 }
 
+/** Whether each sample request of `route` needs what it names made anew (it uses it up). */
+export function madePerRequest(route: RouteDefinition): boolean {
+  return deletedEntity(route) !== undefined || ROUTE_FIXTURES[route.operationId]?.perRequest === true;
+}
+
 /**
  * The `itemIds` for one sample request of `route`: the shared items (sampleItemIds, routeItemIds),
- * with a new record in place of the one a delete would remove.
+ * with its route's fixture (bench/sample-fixtures.ts) and a new record in place of the one a delete
+ * would remove.
  */
 export async function itemIdsFor(
   harness: Stack,
@@ -91,6 +85,8 @@ export async function itemIdsFor(
   shared: Record<string, string>,
 ): Promise<Record<string, string>> {
   const ids = routeItemIds(route, shared);
+  const fixture = ROUTE_FIXTURES[route.operationId];
+  if (fixture) return { ...ids, ...(await fixture.ids(harness, shared)) };
   const entity = deletedEntity(route);
   if (!entity?.idParam) return ids;
   return { ...ids, [entity.idParam]: await createSampleItem(harness, entity) };

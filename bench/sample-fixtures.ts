@@ -1,0 +1,317 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { HarnessInfo } from '../infra/local/harness-process.ts';
+import { registerSampleClient } from '../infra/local/sample-event.ts';
+
+/** What making a fixture needs of a running stack. */
+export type Stack = Pick<HarnessInfo, 'baseUrl' | 'credentials'>;
+
+type Ids = Record<string, string>;
+
+/**
+ * What the console, edits and OAuth routes' sample requests name, made through the running stack
+ * the way its users make them, so that those routes do their work in a cold start instead of
+ * answering 404 for a random id (bench/sample-items.ts does the same for the agent records).
+ *
+ * Made once for the run (`sharedFixtureIds`): an edit session of the demo business's owner with a
+ * staged changeset in it, and a platform admin's invite for the admin update to change. Made anew
+ * for each request (`ROUTE_FIXTURES`, `perRequest`): what the request uses up, such as a staged
+ * changeset to apply or discard, a change to undo, a consent request to decide, a grant to end or
+ * an invite to remove.
+ */
+
+/** A JSON call to the stack as a console user, an agent or a platform admin makes it. */
+async function send(
+  stack: Stack,
+  method: string,
+  path: string,
+  token: string,
+  json?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+/** `send`, for a call that must answer `status`: its `data`. */
+async function expectData<T>(
+  what: string,
+  status: number,
+  call: Promise<{ status: number; body: Record<string, unknown> }>,
+): Promise<T> {
+  const { status: answered, body } = await call;
+  if (answered !== status) throw new Error(`${what} answered ${answered}: ${JSON.stringify(body)}`);
+  return body.data as T;
+}
+
+function demoBusiness(stack: Stack) {
+  const business = stack.credentials.businesses[0];
+  if (!business) throw new Error('no demo business');
+  return { id: business.id, owner: business.tokens.owner };
+}
+
+/** A record of an agent entity, made with the stack's agent key from the entity's example. */
+export async function createAgentRecord(stack: Stack, collection: string, example: unknown): Promise<string> {
+  const path = `/api/v1/agent/businesses/${demoBusiness(stack).id}/${collection}`;
+  const made = await expectData<{ id: string }>(
+    `creating a sample in ${collection}`,
+    201,
+    send(stack, 'POST', path, stack.credentials.agent_key, example),
+  );
+  return made.id;
+}
+
+const edits = (path: string) => `/api/v1/edits${path}`;
+
+async function openEditSession(stack: Stack): Promise<string> {
+  const business = demoBusiness(stack);
+  const session = await expectData<{ id: string }>(
+    'opening an edit session',
+    201,
+    send(stack, 'POST', edits('/sessions'), business.owner, { business_id: business.id }),
+  );
+  return session.id;
+}
+
+/** A changeset of one item (a new FAQ) staged in the session: its id and its item's. */
+async function stageChangeset(stack: Stack, sessionId: string): Promise<{ id: string; itemId: string }> {
+  const changeset = await expectData<{ id: string; items: { id: string }[] }>(
+    'staging a changeset',
+    201,
+    send(stack, 'POST', edits(`/sessions/${sessionId}/changesets`), demoBusiness(stack).owner, {
+      summary: 'Bench sample',
+      items: [
+        { entity: 'faq', action: 'create', fields: { question: 'Parking?', answer: 'Behind the shop.' } },
+      ],
+    }),
+  );
+  const itemId = changeset.items[0]?.id;
+  if (!itemId) throw new Error('a staged changeset without items');
+  return { id: changeset.id, itemId };
+}
+
+async function appliedChangeset(stack: Stack, sessionId: string): Promise<string> {
+  const { id } = await stageChangeset(stack, sessionId);
+  await expectData(
+    'applying a changeset',
+    200,
+    send(stack, 'POST', edits(`/changesets/${id}/apply`), demoBusiness(stack).owner),
+  );
+  return id;
+}
+
+/** The change log's entry of a new FAQ's creation (an undo of it removes the FAQ). */
+async function changeLogEntry(stack: Stack): Promise<string> {
+  const business = demoBusiness(stack);
+  const faqId = await createAgentRecord(stack, 'faqs', { question: 'Undo me?', answer: 'Yes.' });
+  const entries = await expectData<{ id: string; record_id: string; action: string }[]>(
+    'listing the change log',
+    200,
+    send(stack, 'GET', edits(`/businesses/${business.id}/change-log`), business.owner),
+  );
+  const entry = entries.find((candidate) => candidate.record_id === faqId && candidate.action === 'create');
+  if (!entry) throw new Error(`the change log has no entry for FAQ ${faqId}`);
+  return entry.id;
+}
+
+/** The blog schedule's route names no id: the schedule need only exist. */
+async function putBlogSchedule(stack: Stack): Promise<Ids> {
+  const business = demoBusiness(stack);
+  await expectData(
+    'setting the blog schedule',
+    200,
+    send(stack, 'PUT', `/api/v1/businesses/${business.id}/blog_posts/auto_schedule`, business.owner, {}),
+  );
+  return {};
+}
+
+/** An invite to a new platform admin (its entry in the admin list has the invite's id). */
+async function adminInvite(stack: Stack): Promise<string> {
+  const invite = await expectData<{ id: string }>(
+    'inviting a platform admin',
+    201,
+    send(stack, 'POST', '/api/v1/admin/users', stack.credentials.platform_admin_token, {
+      email: `bench-${randomUUID()}@example.com`,
+    }),
+  );
+  return invite.id;
+}
+
+/** An assistant's authorization request, as the sample client sends it, waiting on consent. */
+async function consentRequest(
+  stack: Stack,
+): Promise<{ requestId: string; verifier: string; client: Client }> {
+  const client = await sampleClient(stack);
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL('/oauth/authorize', stack.baseUrl);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: client.resource,
+    state: 'bench',
+  }).toString();
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  const requestId = location ? new URL(location, stack.baseUrl).searchParams.get('request_id') : null;
+  if (response.status !== 302 || !requestId) {
+    throw new Error(`authorizing the sample client answered ${response.status} (${location})`);
+  }
+  return { requestId, verifier, client };
+}
+
+/** A grant of the demo business's owner: consent approved, its code exchanged for tokens. */
+async function ownersGrant(stack: Stack): Promise<string> {
+  const { requestId, verifier, client } = await consentRequest(stack);
+  const approved = await send(
+    stack,
+    'POST',
+    `/api/v1/oauth/requests/${requestId}/approve`,
+    demoBusiness(stack).owner,
+  );
+  const redirect = approved.body.redirect_to;
+  const code = typeof redirect === 'string' ? new URL(redirect).searchParams.get('code') : null;
+  if (approved.status !== 200 || !code) throw new Error(`approving consent answered ${approved.status}`);
+  const exchanged = await fetch(`${stack.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      code_verifier: verifier,
+      client_id: client.clientId,
+      resource: client.resource,
+    }),
+  });
+  const tokens = (await exchanged.json()) as { access_token?: string };
+  if (exchanged.status !== 200 || !tokens.access_token) {
+    throw new Error(`exchanging the code answered ${exchanged.status}: ${JSON.stringify(tokens)}`);
+  }
+  // The access token is a JWT naming its grant (`gid`); the bench only needs the id, not a check.
+  const payload = tokens.access_token.split('.')[1] ?? '';
+  return String(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')).gid);
+}
+
+type Client = NonNullable<Awaited<ReturnType<typeof registerSampleClient>>['oauthClient']>;
+
+/** One client per stack for the consent fixtures (registrations are rate limited per address). */
+const clients = new WeakMap<Stack, Promise<Client>>();
+function sampleClient(stack: Stack): Promise<Client> {
+  let client = clients.get(stack);
+  if (!client) {
+    client = registerSampleClient(stack.baseUrl).then(({ oauthClient }) => {
+      if (!oauthClient) throw new Error('no sample client');
+      return oauthClient;
+    });
+    clients.set(stack, client);
+  }
+  return client;
+}
+
+/** Keys of the shared fixtures in the ids map: not path parameter names, so no route takes them by name. */
+const SHARED = {
+  session: 'edit session',
+  changeset: 'staged changeset',
+  changesetItem: 'staged changeset item',
+  adminEntry: 'platform admin invite',
+} as const;
+
+/** The fixtures every request of the run may share (see the top of this file). */
+export async function sharedFixtureIds(stack: Stack): Promise<Ids> {
+  const session = await openEditSession(stack);
+  const changeset = await stageChangeset(stack, session);
+  return {
+    [SHARED.session]: session,
+    [SHARED.changeset]: changeset.id,
+    [SHARED.changesetItem]: changeset.itemId,
+    [SHARED.adminEntry]: await adminInvite(stack),
+  };
+}
+
+function shared(ids: Ids, key: string): string {
+  const id = ids[key];
+  if (!id) throw new Error(`no shared fixture '${key}': sharedFixtureIds makes it`);
+  return id;
+}
+
+interface RouteFixture {
+  /** The request uses up what it names, so each request gets its own. */
+  perRequest: boolean;
+  /** The route's path ids (by parameter name), given the shared ids. */
+  ids(stack: Stack, sharedIds: Ids): Promise<Ids>;
+}
+
+const inSession = (ids: Ids) => ({ session_id: shared(ids, SHARED.session) });
+
+/** By operation: the fixture its sample request names. */
+export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
+  getEditSession: { perRequest: false, ids: async (_stack, ids) => inSession(ids) },
+  getEditSnapshot: { perRequest: false, ids: async (_stack, ids) => inSession(ids) },
+  getEditRecord: {
+    perRequest: false,
+    ids: async (_stack, ids) => ({ ...inSession(ids), entity: 'faq', record_id: shared(ids, 'faq_id') }),
+  },
+  stageChangeset: { perRequest: false, ids: async (_stack, ids) => inSession(ids) },
+  getChangeset: {
+    perRequest: false,
+    ids: async (_stack, ids) => ({ changeset_id: shared(ids, SHARED.changeset) }),
+  },
+  tickChangesetItem: {
+    perRequest: false,
+    ids: async (_stack, ids) => ({
+      changeset_id: shared(ids, SHARED.changeset),
+      item_id: shared(ids, SHARED.changesetItem),
+    }),
+  },
+  applyChangeset: {
+    perRequest: true,
+    ids: async (stack, ids) => ({
+      changeset_id: (await stageChangeset(stack, shared(ids, SHARED.session))).id,
+    }),
+  },
+  discardChangeset: {
+    perRequest: true,
+    ids: async (stack, ids) => ({
+      changeset_id: (await stageChangeset(stack, shared(ids, SHARED.session))).id,
+    }),
+  },
+  revertChangeset: {
+    perRequest: true,
+    ids: async (stack, ids) => ({ changeset_id: await appliedChangeset(stack, shared(ids, SHARED.session)) }),
+  },
+  undoChange: { perRequest: true, ids: async (stack) => ({ entry_id: await changeLogEntry(stack) }) },
+  // A delete removes the schedule, so the read and the delete each find one put before them.
+  getBlogAutoSchedule: { perRequest: true, ids: putBlogSchedule },
+  deleteBlogAutoSchedule: { perRequest: true, ids: putBlogSchedule },
+  updatePlatformAdminUser: {
+    perRequest: false,
+    ids: async (_stack, ids) => ({ entry_id: shared(ids, SHARED.adminEntry) }),
+  },
+  removePlatformAdminUser: {
+    perRequest: true,
+    ids: async (stack) => ({ entry_id: await adminInvite(stack) }),
+  },
+  // Consent requests are short-lived, so each request gets one made just before it.
+  getConsentRequest: {
+    perRequest: true,
+    ids: async (stack) => ({ request_id: (await consentRequest(stack)).requestId }),
+  },
+  approveConsentRequest: {
+    perRequest: true,
+    ids: async (stack) => ({ request_id: (await consentRequest(stack)).requestId }),
+  },
+  denyConsentRequest: {
+    perRequest: true,
+    ids: async (stack) => ({ request_id: (await consentRequest(stack)).requestId }),
+  },
+  endOAuthGrant: { perRequest: true, ids: async (stack) => ({ grant_id: await ownersGrant(stack) }) },
+};
