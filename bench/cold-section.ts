@@ -14,7 +14,7 @@ import {
   measureAgainstFloor,
 } from './cold-start.ts';
 import { REQUIREMENT_PROBES } from './requirement-probes.ts';
-import { itemIdsFor, madePerRequest, sampleItemIds } from './sample-items.ts';
+import { madePerRequest, sampleFor, sampleItemIds } from './sample-items.ts';
 import { formatSpread, met, spread } from './stats.ts';
 
 /**
@@ -55,7 +55,7 @@ export async function coldSection({
   // A request that uses up what it names (a delete's record, a changeset it applies…) gets its own.
   const eventsFor = async (route: RouteDefinition): Promise<Contender['event']> => {
     const event = async () =>
-      sampleEvent(route, credentials, { ...extras, itemIds: await itemIdsFor(harness, route, itemIds) });
+      sampleEvent(route, credentials, { ...extras, ...(await sampleFor(harness, route, itemIds)) });
     return madePerRequest(route) ? event : await event();
   };
   const bundle = (name: string, entry: string) => {
@@ -82,7 +82,7 @@ export async function coldSection({
   const floorAll = spread(cold.map((row) => row.floor.median));
   const kb = (bytes: number) => (bytes / 1024).toFixed(0);
   out(
-    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write; the photo functions name a demo photo, so they read its bytes (and the import derives a photo from it); and the console, edits and OAuth functions name what bench/sample-fixtures.ts made for them through the stack (an edit session, a staged or applied changeset, a change to undo, a blog schedule, a consent request, a grant, an admin's invite; a new one for each of their cold starts where the request uses it up). Four answer otherwise (the table's status): the authorization endpoint's 302 to the consent page, the well-known catch-all's 404, the token endpoint's 400 for a code it was never given, and the invite's acceptance 404 (only the invited person can accept it). The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
+    `\n## Cold start against the floor\n\nPer function, ${runs} pairs of fresh processes, floor then function, each importing its bundle and invoking it once against DynamoDB Local (init = import + first call) with its sample request (infra/local/sample-event.ts), which gets past the credential and validation to the operation (test/integration/bundles.test.ts checks it for every function): an agent route's record is one made for the run (bench/sample-items.ts; a new one for each of a delete's cold starts), so agent reads and changes answer a success and pay their write; the photo functions name a demo photo, so they read its bytes (and the import derives a photo from it); and the console, edits and OAuth functions name what bench/sample-fixtures.ts made for them through the stack (an edit session, a staged or applied changeset, a change to undo, a blog schedule, a consent request, an approved code, a grant, an admin's invite with the invited person's token; a new one for each of their cold starts where the request uses it up). So each answers its success, but for the authorization endpoint's 302 to the consent page and the well-known catch-all's 404, which are theirs. The floor is bench/baseline-handler.ts (one GetItem), bundled with the functions' options (infra/bundling.ts, ${kb(floor.bytes)} KB). Figures are median (p25–p75); × floor is the median of the per-pair ratios. Its medians across functions: ${formatSpread(floorAll)} ms.\n`,
   );
   out('| function | bundle KB | init ms | import ms | floor init ms (same pairs) | × floor | status |');
   out('|---|---:|---:|---:|---:|---:|---:|');
@@ -130,7 +130,7 @@ export async function coldSection({
     // every round.
     const event = sampleEvent(route, credentials, {
       ...extras,
-      itemIds: await itemIdsFor(harness, route, itemIds),
+      ...(await sampleFor(harness, route, itemIds)),
     });
     await coldStart(calls.file, {}, env);
     await coldStart(bare.file, event, env);

@@ -1,9 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type DevIssuer, loadDevIssuer } from '../infra/local/dev-issuer.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
-import { registerSampleClient } from '../infra/local/sample-event.ts';
+import { registerSampleClient, type SampleExtras } from '../infra/local/sample-event.ts';
 
-/** What making a fixture needs of a running stack. */
-export type Stack = Pick<HarnessInfo, 'baseUrl' | 'credentials'>;
+/** What making a fixture needs of a running stack (its state directory holds the dev issuer's key). */
+export type Stack = Pick<HarnessInfo, 'baseUrl' | 'credentials' | 'stateDir'>;
 
 type Ids = Record<string, string>;
 
@@ -15,8 +16,8 @@ type Ids = Record<string, string>;
  * Made once for the run (`sharedFixtureIds`): an edit session of the demo business's owner with a
  * staged changeset in it, and a platform admin's invite for the admin update to change. Made anew
  * for each request (`ROUTE_FIXTURES`, `perRequest`): what the request uses up, such as a staged
- * changeset to apply or discard, a change to undo, a consent request to decide, a grant to end or
- * an invite to remove.
+ * changeset to apply or discard, a change to undo, a consent request to decide, a code to exchange,
+ * a grant to end, or an invite to remove or accept (with a token of the invited person's).
  */
 
 /** A JSON call to the stack as a console user, an agent or a platform admin makes it. */
@@ -131,16 +132,33 @@ async function putBlogSchedule(stack: Stack): Promise<Ids> {
   return {};
 }
 
-/** An invite to a new platform admin (its entry in the admin list has the invite's id). */
-async function adminInvite(stack: Stack): Promise<string> {
+/** An invite to a new platform admin: its id (its entry's in the admin list) and whom it invites. */
+async function adminInvite(stack: Stack): Promise<{ id: string; email: string }> {
+  const email = `bench-${randomUUID()}@example.com`;
   const invite = await expectData<{ id: string }>(
     'inviting a platform admin',
     201,
-    send(stack, 'POST', '/api/v1/admin/users', stack.credentials.platform_admin_token, {
-      email: `bench-${randomUUID()}@example.com`,
-    }),
+    send(stack, 'POST', '/api/v1/admin/users', stack.credentials.platform_admin_token, { email }),
   );
-  return invite.id;
+  return { id: invite.id, email };
+}
+
+/** The local stack's sign-in (infra/local/dev-issuer.ts): a console token for any e-mail address. */
+const issuers = new WeakMap<Stack, Promise<DevIssuer>>();
+function devIssuer(stack: Stack): Promise<DevIssuer> {
+  let issuer = issuers.get(stack);
+  if (!issuer) {
+    issuer = loadDevIssuer(stack.stateDir);
+    issuers.set(stack, issuer);
+  }
+  return issuer;
+}
+
+/** An invite, and the invited person's own console token, to accept it with. */
+async function inviteToAccept(stack: Stack): Promise<RouteSample> {
+  const invite = await adminInvite(stack);
+  const token = await (await devIssuer(stack)).mintToken({ email: invite.email });
+  return { itemIds: { invite_id: invite.id }, token };
 }
 
 /** An assistant's authorization request, as the sample client sends it, waiting on consent. */
@@ -168,8 +186,8 @@ async function consentRequest(
   return { requestId, verifier, client };
 }
 
-/** A grant of the demo business's owner: consent approved, its code exchanged for tokens. */
-async function ownersGrant(stack: Stack): Promise<string> {
+/** A consent request approved by the demo business's owner: its code, for the sample client. */
+async function approvedCode(stack: Stack): Promise<{ code: string; verifier: string; client: Client }> {
   const { requestId, verifier, client } = await consentRequest(stack);
   const approved = await send(
     stack,
@@ -180,17 +198,27 @@ async function ownersGrant(stack: Stack): Promise<string> {
   const redirect = approved.body.redirect_to;
   const code = typeof redirect === 'string' ? new URL(redirect).searchParams.get('code') : null;
   if (approved.status !== 200 || !code) throw new Error(`approving consent answered ${approved.status}`);
+  return { code, verifier, client };
+}
+
+/** The token endpoint's form for an approved code: what the client sends to exchange it. */
+async function codeExchange(stack: Stack): Promise<Record<string, string>> {
+  const { code, verifier, client } = await approvedCode(stack);
+  return {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: client.redirectUri,
+    code_verifier: verifier,
+    client_id: client.clientId,
+  };
+}
+
+/** A grant of the demo business's owner: consent approved, its code exchanged for tokens. */
+async function ownersGrant(stack: Stack): Promise<string> {
   const exchanged = await fetch(`${stack.baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: client.redirectUri,
-      code_verifier: verifier,
-      client_id: client.clientId,
-      resource: client.resource,
-    }),
+    body: new URLSearchParams(await codeExchange(stack)),
   });
   const tokens = (await exchanged.json()) as { access_token?: string };
   if (exchanged.status !== 200 || !tokens.access_token) {
@@ -233,7 +261,7 @@ export async function sharedFixtureIds(stack: Stack): Promise<Ids> {
     [SHARED.session]: session,
     [SHARED.changeset]: changeset.id,
     [SHARED.changesetItem]: changeset.itemId,
-    [SHARED.adminEntry]: await adminInvite(stack),
+    [SHARED.adminEntry]: (await adminInvite(stack)).id,
   };
 }
 
@@ -243,75 +271,65 @@ function shared(ids: Ids, key: string): string {
   return id;
 }
 
+/** What a route's fixture gives its sample request (infra/local/sample-event.ts, `SampleExtras`). */
+export type RouteSample = Pick<SampleExtras, 'itemIds' | 'bodyFields' | 'token'>;
+
 interface RouteFixture {
   /** The request uses up what it names, so each request gets its own. */
   perRequest: boolean;
-  /** The route's path ids (by parameter name), given the shared ids. */
-  ids(stack: Stack, sharedIds: Ids): Promise<Ids>;
+  /** The route's sample, given the shared ids: its path ids by parameter name, and more if it needs it. */
+  make(stack: Stack, sharedIds: Ids): Promise<RouteSample>;
 }
 
-const inSession = (ids: Ids) => ({ session_id: shared(ids, SHARED.session) });
+const named = (itemIds: Ids): RouteSample => ({ itemIds });
+const inSession = (ids: Ids) => named({ session_id: shared(ids, SHARED.session) });
+const stagedIn = async (stack: Stack, ids: Ids) =>
+  named({ changeset_id: (await stageChangeset(stack, shared(ids, SHARED.session))).id });
+const askingConsent = async (stack: Stack) => named({ request_id: (await consentRequest(stack)).requestId });
 
 /** By operation: the fixture its sample request names. */
 export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
-  getEditSession: { perRequest: false, ids: async (_stack, ids) => inSession(ids) },
-  getEditSnapshot: { perRequest: false, ids: async (_stack, ids) => inSession(ids) },
+  getEditSession: { perRequest: false, make: async (_stack, ids) => inSession(ids) },
+  getEditSnapshot: { perRequest: false, make: async (_stack, ids) => inSession(ids) },
   getEditRecord: {
     perRequest: false,
-    ids: async (_stack, ids) => ({ ...inSession(ids), entity: 'faq', record_id: shared(ids, 'faq_id') }),
+    make: async (_stack, ids) =>
+      named({ session_id: shared(ids, SHARED.session), entity: 'faq', record_id: shared(ids, 'faq_id') }),
   },
-  stageChangeset: { perRequest: false, ids: async (_stack, ids) => inSession(ids) },
+  stageChangeset: { perRequest: false, make: async (_stack, ids) => inSession(ids) },
   getChangeset: {
     perRequest: false,
-    ids: async (_stack, ids) => ({ changeset_id: shared(ids, SHARED.changeset) }),
+    make: async (_stack, ids) => named({ changeset_id: shared(ids, SHARED.changeset) }),
   },
   tickChangesetItem: {
     perRequest: false,
-    ids: async (_stack, ids) => ({
-      changeset_id: shared(ids, SHARED.changeset),
-      item_id: shared(ids, SHARED.changesetItem),
-    }),
+    make: async (_stack, ids) =>
+      named({ changeset_id: shared(ids, SHARED.changeset), item_id: shared(ids, SHARED.changesetItem) }),
   },
-  applyChangeset: {
-    perRequest: true,
-    ids: async (stack, ids) => ({
-      changeset_id: (await stageChangeset(stack, shared(ids, SHARED.session))).id,
-    }),
-  },
-  discardChangeset: {
-    perRequest: true,
-    ids: async (stack, ids) => ({
-      changeset_id: (await stageChangeset(stack, shared(ids, SHARED.session))).id,
-    }),
-  },
+  applyChangeset: { perRequest: true, make: stagedIn },
+  discardChangeset: { perRequest: true, make: stagedIn },
   revertChangeset: {
     perRequest: true,
-    ids: async (stack, ids) => ({ changeset_id: await appliedChangeset(stack, shared(ids, SHARED.session)) }),
+    make: async (stack, ids) =>
+      named({ changeset_id: await appliedChangeset(stack, shared(ids, SHARED.session)) }),
   },
-  undoChange: { perRequest: true, ids: async (stack) => ({ entry_id: await changeLogEntry(stack) }) },
+  undoChange: { perRequest: true, make: async (stack) => named({ entry_id: await changeLogEntry(stack) }) },
   // A delete removes the schedule, so the read and the delete each find one put before them.
-  getBlogAutoSchedule: { perRequest: true, ids: putBlogSchedule },
-  deleteBlogAutoSchedule: { perRequest: true, ids: putBlogSchedule },
+  getBlogAutoSchedule: { perRequest: true, make: async (stack) => named(await putBlogSchedule(stack)) },
+  deleteBlogAutoSchedule: { perRequest: true, make: async (stack) => named(await putBlogSchedule(stack)) },
   updatePlatformAdminUser: {
     perRequest: false,
-    ids: async (_stack, ids) => ({ entry_id: shared(ids, SHARED.adminEntry) }),
+    make: async (_stack, ids) => named({ entry_id: shared(ids, SHARED.adminEntry) }),
   },
   removePlatformAdminUser: {
     perRequest: true,
-    ids: async (stack) => ({ entry_id: await adminInvite(stack) }),
+    make: async (stack) => named({ entry_id: (await adminInvite(stack)).id }),
   },
+  acceptPlatformAdminInvite: { perRequest: true, make: inviteToAccept },
   // Consent requests are short-lived, so each request gets one made just before it.
-  getConsentRequest: {
-    perRequest: true,
-    ids: async (stack) => ({ request_id: (await consentRequest(stack)).requestId }),
-  },
-  approveConsentRequest: {
-    perRequest: true,
-    ids: async (stack) => ({ request_id: (await consentRequest(stack)).requestId }),
-  },
-  denyConsentRequest: {
-    perRequest: true,
-    ids: async (stack) => ({ request_id: (await consentRequest(stack)).requestId }),
-  },
-  endOAuthGrant: { perRequest: true, ids: async (stack) => ({ grant_id: await ownersGrant(stack) }) },
+  getConsentRequest: { perRequest: true, make: askingConsent },
+  approveConsentRequest: { perRequest: true, make: askingConsent },
+  denyConsentRequest: { perRequest: true, make: askingConsent },
+  issueOAuthToken: { perRequest: true, make: async (stack) => ({ bodyFields: await codeExchange(stack) }) },
+  endOAuthGrant: { perRequest: true, make: async (stack) => named({ grant_id: await ownersGrant(stack) }) },
 };

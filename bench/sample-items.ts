@@ -1,6 +1,12 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { agentEntities, type EntityDefinition } from '#lib/records/entities.ts';
-import { createAgentRecord, ROUTE_FIXTURES, type Stack, sharedFixtureIds } from './sample-fixtures.ts';
+import {
+  createAgentRecord,
+  ROUTE_FIXTURES,
+  type RouteSample,
+  type Stack,
+  sharedFixtureIds,
+} from './sample-fixtures.ts';
 
 /**
  * Records for the cold starts' sample requests to act on (infra/local/sample-event.ts,
@@ -75,19 +81,22 @@ export function madePerRequest(route: RouteDefinition): boolean {
 }
 
 /**
- * The `itemIds` for one sample request of `route`: the shared items (sampleItemIds, routeItemIds),
- * with its route's fixture (bench/sample-fixtures.ts) and a new record in place of the one a delete
- * would remove.
+ * What one sample request of `route` names (infra/local/sample-event.ts, `SampleExtras`): the
+ * shared items (sampleItemIds, routeItemIds), with its route's fixture (bench/sample-fixtures.ts)
+ * or a new record in place of the one a delete would remove.
  */
-export async function itemIdsFor(
+export async function sampleFor(
   harness: Stack,
   route: RouteDefinition,
   shared: Record<string, string>,
-): Promise<Record<string, string>> {
+): Promise<RouteSample> {
   const ids = routeItemIds(route, shared);
   const fixture = ROUTE_FIXTURES[route.operationId];
-  if (fixture) return { ...ids, ...(await fixture.ids(harness, shared)) };
+  if (fixture) {
+    const made = await fixture.make(harness, shared);
+    return { ...made, itemIds: { ...ids, ...made.itemIds } };
+  }
   const entity = deletedEntity(route);
-  if (!entity?.idParam) return ids;
-  return { ...ids, [entity.idParam]: await createSampleItem(harness, entity) };
+  if (!entity?.idParam) return { itemIds: ids };
+  return { itemIds: { ...ids, [entity.idParam]: await createSampleItem(harness, entity) } };
 }

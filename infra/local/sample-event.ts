@@ -17,6 +17,10 @@ export interface SampleExtras {
    * work; other ids are random, and a read answers 404.
    */
   itemIds?: Record<string, string>;
+  /** Fields that replace the route example's in the body (a real code for the token endpoint). */
+  bodyFields?: Record<string, string>;
+  /** The console or edits credential in place of the default (an invitee's own token). */
+  token?: string;
 }
 
 const PLATFORM_ADMIN_PATHS = '/api/v1/admin/';
@@ -39,9 +43,9 @@ export async function registerSampleClient(baseUrl: string): Promise<SampleExtra
  * validation: path parameters filled (business_id with the first demo business when credentials
  * are at hand, an enum with its first value, an id of `extras.itemIds`, other ids random, so a
  * read answers 404), the credential its auth kind needs (a platform admin's token on the admin
- * routes), the route's example (or an empty JSON object) as body where it takes one, with
- * `business_id` naming the demo business in the query and the body, and a multipart form where
- * the route takes one.
+ * routes, or `extras.token`), the route's example (or an empty JSON object) as body where it takes
+ * one, with `business_id` naming the demo business in the query and the body and `extras.bodyFields`
+ * in place of the example's, and a multipart form where the route takes one.
  */
 export function sampleEvent(
   route: RouteDefinition,
@@ -63,9 +67,11 @@ export function sampleEvent(
   const host = credentials ? new URL(credentials.base_url).host : '127.0.0.1:3000';
   const rawHeaders = ['host', host, 'user-agent', 'bps-sample-event'];
   if (route.auth === 'console' || route.auth === 'edits') {
-    const token = route.path.startsWith(PLATFORM_ADMIN_PATHS)
-      ? credentials?.platform_admin_token
-      : business?.tokens.owner;
+    const token =
+      extras.token ??
+      (route.path.startsWith(PLATFORM_ADMIN_PATHS)
+        ? credentials?.platform_admin_token
+        : business?.tokens.owner);
     rawHeaders.push('authorization', `Bearer ${token ?? '<console JWT>'}`);
   }
   if (route.auth === 'agent')
@@ -120,7 +126,7 @@ function sampleBody(
   businessId: string,
   extras: SampleExtras,
 ): { body: Buffer; contentType: string } {
-  const example = { ...((route.example ?? {}) as Record<string, unknown>) };
+  const example = { ...((route.example ?? {}) as Record<string, unknown>), ...extras.bodyFields };
   if ('business_id' in example) example.business_id = businessId;
   if (route.bodyFormat === 'form') {
     return {

@@ -6,7 +6,7 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { buildBundle, coldStart } from '../../bench/cold-start.ts';
 import { REQUIREMENT_PROBES } from '../../bench/requirement-probes.ts';
-import { itemIdsFor, sampleItemIds } from '../../bench/sample-items.ts';
+import { sampleFor, sampleItemIds } from '../../bench/sample-items.ts';
 import { registerSampleClient, type SampleExtras, sampleEvent } from '../../infra/local/sample-event.ts';
 import { functionEnvironment } from '../../infra/service-function.ts';
 import { baseUrl, obtainTokens } from '../support/oauth.ts';
@@ -97,17 +97,13 @@ function packagesBundledTwice(modules: string[]): string[] {
 }
 
 /**
- * The samples answered with another status than their route's success, once their operation has
- * done its lookup: the authorization endpoint sends the browser on to the consent page; the
- * well-known catch-all exists to say that nothing is published at a path; an authorization code is
- * good for one exchange; an invite can be accepted only by the person it invites (the sample
- * carries the platform admin's token).
+ * The samples whose answer is not their route's success status, and is right: the authorization
+ * endpoint sends the browser on to the consent page, and the well-known catch-all exists to say
+ * that nothing is published at a path.
  */
 const ANSWERED_OTHERWISE: Record<string, number> = {
   authorizeOAuthClient: 302,
   getUnknownWellKnown: 404,
-  issueOAuthToken: 400,
-  acceptPlatformAdminInvite: 404,
 };
 
 // A bundle with the SDK inside can build fine and still fail at import (an ESM bundle without
@@ -143,8 +139,8 @@ describe('deployable bundles', () => {
       const env = Object.fromEntries(
         Object.entries(harness.env).filter(([name]) => !withheld.includes(name)),
       );
-      const ids = await itemIdsFor(harness, route, itemIds);
-      const event = sampleEvent(route, harness.credentials, { ...extras, itemIds: ids });
+      const sample = await sampleFor(harness, route, itemIds);
+      const event = sampleEvent(route, harness.credentials, { ...extras, ...sample });
       const result = await coldStart(file, event, env, withheld);
 
       // Past the credential and the request's validation to the operation's work, so the bench's
