@@ -1,5 +1,5 @@
 import { inviteAdmin } from '#lib/admins/invite-admin.ts';
-import { readInviteeEntry } from '#lib/admins/platform-admin-store.ts';
+import { readInviteeEntry } from '#lib/admins/platform-admin-reads.ts';
 import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertPlatformAdmin } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';

@@ -1,4 +1,4 @@
-import { listPlatformAdminEntries } from '#lib/admins/platform-admin-store.ts';
+import { listPlatformAdminEntries } from '#lib/admins/platform-admin-reads.ts';
 import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertPlatformAdmin } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';

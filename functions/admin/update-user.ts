@@ -1,4 +1,6 @@
+import { readEntry } from '#lib/admins/platform-admin-reads.ts';
 import { updatePlatformAdminEntry } from '#lib/admins/platform-admin-store.ts';
+import { readAlongsideAccess } from '#lib/auth/alongside-access.ts';
 import { assertPlatformAdmin } from '#lib/auth/business-access.ts';
 import { consoleAuth } from '#lib/auth/console-token.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
@@ -8,7 +10,11 @@ export const handler = httpHandler(
   adminRoutes.updatePlatformAdminUser,
   consoleAuth,
   async ({ params, body, principal }) => {
-    await assertPlatformAdmin(principal);
-    return { data: await updatePlatformAdminEntry(params.entry_id, body) };
+    // The entry's first read goes out in the admin check's own call.
+    const { result: entry } = await readAlongsideAccess(
+      (reads) => assertPlatformAdmin(principal, reads),
+      (reads) => readEntry(params.entry_id, reads),
+    );
+    return { data: await updatePlatformAdminEntry(entry, body) };
   },
 );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { countChange, insertEntry, readByEmail, toEntry } from '#lib/admins/platform-admin-store.ts';
+import { readByEmail, toEntry } from '#lib/admins/platform-admin-reads.ts';
+import { countChange, insertEntry } from '#lib/admins/platform-admin-store.ts';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import { tableName } from '#lib/db/client.ts';
 import { keys, normaliseEmail } from '#lib/db/keys.ts';

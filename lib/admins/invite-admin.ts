@@ -1,6 +1,7 @@
 import { InviteMailNotSent, sendInviteMail } from '#lib/admins/invite-mail.ts';
 import { claimInviteMail, releaseInviteMail } from '#lib/admins/invite-mail-claim.ts';
-import { type InviteeRead, storeInvite } from '#lib/admins/platform-admin-store.ts';
+import type { InviteeRead } from '#lib/admins/platform-admin-reads.ts';
+import { storeInvite } from '#lib/admins/platform-admin-store.ts';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import { ServiceUnavailableError } from '#lib/http/errors.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';

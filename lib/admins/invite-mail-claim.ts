@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { INVITE_KEY_ATTRIBUTE, INVITE_MAIL_ATTRIBUTE } from '#lib/admins/platform-admin-store.ts';
+import { INVITE_KEY_ATTRIBUTE, INVITE_MAIL_ATTRIBUTE } from '#lib/admins/platform-admin-reads.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, normaliseEmail } from '#lib/db/keys.ts';
 import type { IdempotentCreate } from '#lib/http/idempotency/keyed-create.ts';

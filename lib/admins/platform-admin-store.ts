@@ -1,108 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+  entryItem,
+  INVITE_KEY_ATTRIBUTE,
+  INVITE_MAIL_ATTRIBUTE,
+  type InviteeRead,
+  readByEmailIfAny,
+  readInviteFor,
+  type StoredEntry,
+  toEntry,
+} from '#lib/admins/platform-admin-reads.ts';
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { directReader, type ItemReader } from '#lib/db/item-reader.ts';
-import { keys, normaliseEmail, PLATFORM_ADMINS } from '#lib/db/keys.ts';
-import { queryAll } from '#lib/db/query-all.ts';
-import { storedItem } from '#lib/db/stored-item.ts';
-import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
+import { keys, normaliseEmail } from '#lib/db/keys.ts';
+import { ConflictError, ForbiddenError, GoneError } from '#lib/http/errors.ts';
 import {
   assertSameRequest,
   type IdempotentCreate,
   REQUEST_HASH_ATTRIBUTE,
 } from '#lib/http/idempotency/keyed-create.ts';
-import * as z from '#lib/validation/zod.ts';
 
 /**
- * Platform admins and pending invites. Each is one item keyed by e-mail (so an e-mail
- * is an admin or an invite, never both, and the access check finds an admin in one read), plus a
- * pointer item by entry id. A counter of active admins, changed in the same transactions, is what
- * makes "the last admin cannot be demoted" hold under concurrent demotions.
+ * Platform admins and pending invites, their writes (their items and reads are in
+ * platform-admin-reads.ts). Each is one item keyed by e-mail (so an e-mail is an admin or an
+ * invite, never both, and the access check finds an admin in one read), plus a pointer item by
+ * entry id. A counter of active admins, changed in the same transactions, is what makes "the last
+ * admin cannot be demoted" hold under concurrent demotions.
  */
 export const INVITE_VALID_DAYS = 7;
-
-/**
- * Hidden attributes of an invite stored under an Idempotency-Key: which key stored it, and
- * whether its e-mail is still to be sent (`pending`) or a send has started (`started`).
- */
-export const INVITE_KEY_ATTRIBUTE = 'idempotency_key';
-export const INVITE_MAIL_ATTRIBUTE = 'invite_mail';
-
-/**
- * An admin's or invite's item: the entry without its status (which follows from kind and expiry),
- * with the hidden attributes of an invite stored under an Idempotency-Key. The store writes what it
- * read back whole, so every attribute an entry item holds is named here.
- */
-export type StoredEntry = Omit<PlatformAdminEntry, 'status'> & {
-  [INVITE_KEY_ATTRIBUTE]?: string;
-  [REQUEST_HASH_ATTRIBUTE]?: string;
-  [INVITE_MAIL_ATTRIBUTE]?: string;
-};
-
-const nullableText = () => z._default(z.nullable(z.string()), null);
-
-const entryItem = storedItem<StoredEntry>('platform admin entry', () =>
-  z.object({
-    id: z.string(),
-    kind: z.enum(['admin', 'invite']),
-    email: z.string(),
-    first_name: nullableText(),
-    last_name: nullableText(),
-    phone: nullableText(),
-    invited_by: nullableText(),
-    invited_at: nullableText(),
-    accepted_at: nullableText(),
-    expires_at: nullableText(),
-    [INVITE_KEY_ATTRIBUTE]: z.optional(z.string()),
-    [REQUEST_HASH_ATTRIBUTE]: z.optional(z.string()),
-    [INVITE_MAIL_ATTRIBUTE]: z.optional(z.string()),
-  }),
-);
-
-export function toEntry(stored: StoredEntry, now = Date.now()): PlatformAdminEntry {
-  const expired =
-    stored.kind === 'invite' && stored.expires_at !== null && Date.parse(stored.expires_at) <= now;
-  return {
-    id: stored.id,
-    kind: stored.kind,
-    status: stored.kind === 'admin' ? 'active' : expired ? 'expired' : 'pending',
-    email: stored.email,
-    first_name: stored.first_name ?? null,
-    last_name: stored.last_name ?? null,
-    phone: stored.phone ?? null,
-    invited_by: stored.invited_by ?? null,
-    invited_at: stored.invited_at ?? null,
-    accepted_at: stored.accepted_at ?? null,
-    expires_at: stored.expires_at ?? null,
-  };
-}
-
-/** Admins and invites (pending or expired), admins first, then by e-mail. */
-export async function listPlatformAdminEntries(): Promise<PlatformAdminEntry[]> {
-  const items = await queryAll({
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :email)',
-    ExpressionAttributeValues: { ':pk': PLATFORM_ADMINS, ':email': 'EMAIL#' },
-    ConsistentRead: true,
-  });
-  return items
-    .map((item) => toEntry(entryItem.fromItem(item)))
-    .sort((a, b) => (a.kind === b.kind ? a.email.localeCompare(b.email) : a.kind === 'admin' ? -1 : 1));
-}
-
-/** The admin or invite entry of an e-mail address (any case), if it has one. */
-export async function findPlatformAdminEntry(email: string): Promise<PlatformAdminEntry | undefined> {
-  const item = await readByEmailIfAny(normaliseEmail(email));
-  return item ? toEntry(item) : undefined;
-}
 
 /**
  * Store an invite for `email`, or refresh the pending (or expired) one it has: same id, new
@@ -188,11 +115,12 @@ export async function storeInvite(
   return toEntry(item);
 }
 
+/** Change an entry `readEntry` found: its names, phone and e-mail (409 if the e-mail is taken). */
 export async function updatePlatformAdminEntry(
-  entryId: string,
+  current: StoredEntry,
   changes: { first_name: string; last_name: string; email: string; phone?: string | null | undefined },
 ): Promise<PlatformAdminEntry> {
-  const current = await readByEntryId(entryId);
+  const entryId = current.id;
   const email = normaliseEmail(changes.email);
   const updated = {
     ...current,
@@ -251,9 +179,12 @@ export async function updatePlatformAdminEntry(
   return toEntry(updated);
 }
 
-/** Remove a pending invite, or demote an admin unless they are the last active one (409). */
-export async function removePlatformAdminEntry(entryId: string): Promise<void> {
-  const current = await readByEntryId(entryId);
+/**
+ * Remove a pending invite, or demote an admin unless they are the last active one (409): an entry
+ * `readEntry` found.
+ */
+export async function removePlatformAdminEntry(current: StoredEntry): Promise<void> {
+  const entryId = current.id;
   const isAdmin = current.kind === 'admin';
   try {
     await dynamo.send(
@@ -283,7 +214,7 @@ export async function removePlatformAdminEntry(entryId: string): Promise<void> {
 
 /** The invitee (matched by verified e-mail, any case) becomes an active admin, exactly once. */
 export async function acceptInvite(inviteId: string, user: UserPrincipal): Promise<PlatformAdminEntry> {
-  const invite = await readByEntryId(inviteId);
+  const invite = await readInviteFor(inviteId, user);
   if (invite.kind === 'admin') throw new ConflictError('This invite has already been accepted');
   if (!user.emailVerified || !user.email || normaliseEmail(user.email) !== invite.email) {
     throw new ForbiddenError('This invite is for another e-mail address');
@@ -351,40 +282,4 @@ export function countChange(delta: 1 | -1) {
         : { ExpressionAttributeValues: { ':delta': 1 } }),
     },
   };
-}
-
-async function readByEntryId(entryId: string): Promise<StoredEntry> {
-  const { Item: pointer } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.platformAdminEntry(entryId), ConsistentRead: true }),
-  );
-  const entry = pointer ? await readByEmailIfAny(String(pointer.email)) : undefined;
-  if (!entry || entry.id !== entryId) throw new NotFoundError(`No platform admin or invite ${entryId}`);
-  return entry;
-}
-
-async function readByEmailIfAny(
-  email: string,
-  reads: ItemReader = directReader,
-): Promise<StoredEntry | undefined> {
-  const Item = await reads.get(keys.platformAdmin(email), { consistent: true });
-  return Item && entryItem.fromItem(Item);
-}
-
-/** What an invite found under its e-mail before writing: an admin, an invite, or nothing. */
-export interface InviteeRead {
-  entry: StoredEntry | undefined;
-}
-
-/**
- * The entry an invite of `email` will find, read through `reads` so that it can go out beside the
- * inviter's access check (lib/auth/alongside-access.ts); `storeInvite` takes it as its first read.
- */
-export async function readInviteeEntry(email: string, reads: ItemReader): Promise<InviteeRead> {
-  return { entry: await readByEmailIfAny(normaliseEmail(email), reads) };
-}
-
-export async function readByEmail(email: string): Promise<StoredEntry> {
-  const entry = await readByEmailIfAny(email);
-  if (!entry) throw new NotFoundError(`No platform admin or invite for ${email}`);
-  return entry;
 }

@@ -1,4 +1,4 @@
-import { findPlatformAdminEntry } from '#lib/admins/platform-admin-store.ts';
+import { findPlatformAdminEntry } from '#lib/admins/platform-admin-reads.ts';
 import { hasPendingMembership } from '#lib/businesses/pending-members.ts';
 import { normaliseEmail } from '#lib/db/keys.ts';
 import { emailAddress } from '#lib/validation/formats.ts';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadDevIssuer } from '../../infra/local/dev-issuer.ts';
 import { api } from '../support/api.ts';
 import { arrangeTenant, platformAdminToken, type Tenant } from '../support/tenants.ts';
 
@@ -157,5 +158,61 @@ describe('console reads alongside their access check', () => {
 
     const listed = await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
     expect(listed.body.data.filter((entry: { email: string }) => entry.email === email)).toHaveLength(1);
+  });
+
+  it("reads an entry's pointer in the admin check's own call, and an invite beside its invitee's own entry", async () => {
+    const email = `entry-${randomUUID()}@example.com`;
+    await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
+    const invited = await api('POST', '/api/v1/admin/users', {
+      token: platformAdminToken(),
+      json: { email },
+    });
+    expect(invited.status).toBe(201);
+    const entry = `/api/v1/admin/users/${invited.body.data.id}`;
+    const names = { first_name: 'Ada', last_name: 'Admin', email, phone: null };
+
+    // The check's items and the pointer, the entry the pointer names, the write: three round trips.
+    const changed = await api('PATCH', entry, { token: platformAdminToken(), json: names });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ id: invited.body.data.id, first_name: 'Ada' });
+    expect(roundTrips(changed)).toBe(3);
+    expect(operations(changed)).toBe('BatchGetItem,GetItem,TransactWriteItems');
+    const refused = await api('PATCH', entry, {
+      token: tenant.tokens.owner,
+      json: { ...names, first_name: 'Eve' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.data).toBeUndefined();
+    expect(operations(refused)).not.toContain('Transact');
+
+    // The invitee's acceptance reads the pointer and the entry under their own e-mail together.
+    const issuer = await loadDevIssuer(inject('harness').stateDir);
+    const stranger = await api(
+      'POST',
+      `/api/v1/admin/platform-admin-invites/${invited.body.data.id}/accept`,
+      {
+        token: await issuer.mintToken({ email: `stranger-${randomUUID()}@example.com` }),
+      },
+    );
+    expect(stranger.status).toBe(403);
+    expect(operations(stranger)).not.toContain('Transact');
+    const accepted = await api(
+      'POST',
+      `/api/v1/admin/platform-admin-invites/${invited.body.data.id}/accept`,
+      {
+        token: await issuer.mintToken({ email }),
+      },
+    );
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.data).toMatchObject({ email, status: 'active', first_name: 'Ada' });
+    expect(roundTrips(accepted)).toBe(2);
+    expect(operations(accepted)).toBe('BatchGetItem,TransactWriteItems');
+
+    const removed = await api('DELETE', entry, { token: platformAdminToken() });
+    expect(removed.status).toBe(204);
+    expect(roundTrips(removed)).toBe(3);
+    expect(operations(removed)).toBe('BatchGetItem,GetItem,TransactWriteItems');
+    const listed = await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
+    expect(listed.body.data.some((found: { email: string }) => found.email === email)).toBe(false);
   });
 });

@@ -12,6 +12,7 @@ import type {
 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensurePlatformAdmin } from '#lib/admins/admin-provisioning.ts';
+import { readEntry } from '#lib/admins/platform-admin-reads.ts';
 import { removePlatformAdminEntry, storeInvite } from '#lib/admins/platform-admin-store.ts';
 import { userIdFor } from '#lib/auth/user-id.ts';
 import { createBusiness } from '#lib/businesses/business-store.ts';
@@ -161,7 +162,7 @@ describe('Pre Sign-up: only invited addresses get an account', () => {
   it('refuses an address whose invite was removed', async () => {
     const email = unique('removed');
     const invite = await storeInvite({ email, invitedBy: 'admin@sign-up.example' });
-    await removePlatformAdminEntry(invite.id);
+    await removePlatformAdminEntry(await readEntry(invite.id));
 
     await expectRefused(email);
   });

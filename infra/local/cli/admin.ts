@@ -20,7 +20,7 @@ const { values, positionals } = parseArgs({
 });
 useLocalStack();
 const { bootstrapPlatformAdmin, ensurePlatformAdmin } = await import('#lib/admins/admin-provisioning.ts');
-const { listPlatformAdminEntries } = await import('#lib/admins/platform-admin-store.ts');
+const { listPlatformAdminEntries } = await import('#lib/admins/platform-admin-reads.ts');
 
 /** The new admin's e-mail and names, from the flags. */
 function newAdmin(command: string) {
