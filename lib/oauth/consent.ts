@@ -24,11 +24,14 @@ const INELIGIBLE_REASON =
   'You do not manage any business yet: an assistant could not edit anything for you. Ask an owner to add you as an owner or editor.';
 
 export async function readConsentRequest(user: UserPrincipal, requestId: string) {
-  const request = await loadOwnedRequest(user, requestId);
-  const [eligible, consentedBefore] = await Promise.all([
-    holdsAnyBusiness(user.userId),
-    hasConsentedBefore(user.userId, request),
-  ]);
+  // The memberships depend only on the user: they go out beside the request's read. The earlier
+  // consent needs the request's client, so it goes out beside the claim (loadOwnedRequest).
+  const eligibility = settled(holdsAnyBusiness(user.userId));
+  let consented: Promise<boolean> | undefined;
+  const request = await loadOwnedRequest(user, requestId, (found) => {
+    consented = settled(hasConsentedBefore(user.userId, found));
+  });
+  const [eligible, consentedBefore] = await Promise.all([eligibility, consented ?? false]);
   return {
     id: request.id,
     client_id: request.client_id,
@@ -46,20 +49,33 @@ export async function readConsentRequest(user: UserPrincipal, requestId: string)
   };
 }
 
+/**
+ * A read started before the answer is known to be wanted: its failure surfaces where it is awaited
+ * (never as an unhandled rejection when the request is refused first and it is not).
+ */
+function settled<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
 export async function decideConsentRequest(
   user: UserPrincipal,
   requestId: string,
   decision: 'approve' | 'deny',
 ): Promise<{ redirect_to: string }> {
-  const request = await loadOwnedRequest(user, requestId);
+  // An approval needs the user to hold a business: asked beside the request's read.
+  const eligibility = decision === 'approve' ? settled(holdsAnyBusiness(user.userId)) : undefined;
+  const request = await readVisibleRequest(user, requestId);
   if (request.status !== 'pending') throw new ConflictError(`This request was already ${request.status}`);
   if (isExpired(request)) throw new GoneError('This request has expired; start again from the assistant');
+  // A request nobody has opened yet is claimed by the decision's own write.
   const decided = {
     Update: {
       TableName: tableName,
       Key: keys.oauthConsentRequest(request.id),
-      UpdateExpression: 'SET #status = :decided, decided_at = :now',
-      ConditionExpression: '#status = :pending AND owner_user_id = :user',
+      UpdateExpression: 'SET #status = :decided, decided_at = :now, owner_user_id = :user',
+      ConditionExpression:
+        '#status = :pending AND (attribute_not_exists(owner_user_id) OR owner_user_id = :user)',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':decided': decision === 'approve' ? 'approved' : 'denied',
@@ -71,7 +87,7 @@ export async function decideConsentRequest(
   };
 
   if (decision === 'deny') {
-    await writeDecision([decided]);
+    await writeDecision(user, requestId, [decided]);
     return {
       redirect_to: withParams(request.redirect_uri, {
         error: 'access_denied',
@@ -81,10 +97,10 @@ export async function decideConsentRequest(
     };
   }
 
-  if (!(await holdsAnyBusiness(user.userId))) throw new ForbiddenError(INELIGIBLE_REASON);
+  if (!(await eligibility)) throw new ForbiddenError(INELIGIBLE_REASON);
   const code = randomBytes(32).toString('base64url');
   const now = Date.now();
-  await writeDecision([
+  await writeDecision(user, requestId, [
     decided,
     {
       Put: {
@@ -122,16 +138,31 @@ export async function decideConsentRequest(
 
 const isExpired = (request: ConsentRequestItem) => Date.parse(request.expires_at) <= Date.now();
 
-/** The request, claimed for this user if nobody owns it yet; 404 when another user owns it. */
-async function loadOwnedRequest(user: UserPrincipal, requestId: string): Promise<ConsentRequestItem> {
+/** The request as this user may see it: theirs or nobody's yet; 404 when another user owns it. */
+async function readVisibleRequest(user: UserPrincipal, requestId: string): Promise<ConsentRequestItem> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.oauthConsentRequest(requestId), ConsistentRead: true }),
   );
-  const notFound = new NotFoundError(`No consent request ${requestId}`);
-  if (!Item) throw notFound;
+  if (!Item) throw notFound(requestId);
   const request = consentRequestItem.fromItem(Item);
+  if (request.owner_user_id !== undefined && request.owner_user_id !== user.userId) throw notFound(requestId);
+  return request;
+}
+
+const notFound = (requestId: string) => new NotFoundError(`No consent request ${requestId}`);
+
+/**
+ * The request, claimed for this user if nobody owns it yet; 404 when another user owns it.
+ * `beside(request)` starts reads that need the request while the claim is written.
+ */
+async function loadOwnedRequest(
+  user: UserPrincipal,
+  requestId: string,
+  beside: (request: ConsentRequestItem) => void,
+): Promise<ConsentRequestItem> {
+  const request = await readVisibleRequest(user, requestId);
+  beside(request);
   if (request.owner_user_id === user.userId) return request;
-  if (request.owner_user_id !== undefined) throw notFound;
   try {
     await dynamo.send(
       new UpdateCommand({
@@ -145,7 +176,7 @@ async function loadOwnedRequest(user: UserPrincipal, requestId: string): Promise
     );
   } catch (error) {
     // Another user claimed it between our read and this write.
-    if (error instanceof ConditionalCheckFailedException) throw notFound;
+    if (error instanceof ConditionalCheckFailedException) throw notFound(requestId);
     throw error;
   }
   return { ...request, owner_user_id: user.userId };
@@ -177,14 +208,17 @@ async function hasConsentedBefore(userId: string, request: ConsentRequestItem): 
 }
 
 async function writeDecision(
+  user: UserPrincipal,
+  requestId: string,
   items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
 ) {
   try {
     await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
-    // A concurrent decision got there first.
-    if (error instanceof TransactionCanceledException)
-      throw new ConflictError('This request was already decided');
-    throw error;
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    // A concurrent decision got there first, or another user opened the request meanwhile (then,
+    // to this user, it does not exist).
+    await readVisibleRequest(user, requestId);
+    throw new ConflictError('This request was already decided');
   }
 }

@@ -179,6 +179,37 @@ describe('approve and deny', () => {
     expect(outcomes.map((o) => o.status).sort()).toEqual([200, 409, 409, 409, 409]);
   });
 
+  it('claims an unopened request in the decision itself: of two users deciding at once, the other finds nothing', async () => {
+    const first = await arrangeTenant();
+    const second = await arrangeTenant();
+    const { requestId } = await pendingRequest();
+
+    const outcomes = await Promise.all([
+      decide(requestId, 'approve', first.tokens.owner),
+      decide(requestId, 'deny', second.tokens.owner),
+    ]);
+
+    expect(outcomes.map((o) => o.status).sort()).toEqual([200, 404]);
+    const winner = outcomes[0]?.status === 200 ? first : second;
+    expect((await read(requestId, winner.tokens.owner)).body.status).toMatch(/^(approved|denied)$/);
+    const loser = winner === first ? second : first;
+    expect((await read(requestId, loser.tokens.owner)).status).toBe(404);
+  });
+
+  it('reads, approves and denies in two round trips, its reads sent beside the request’s', async () => {
+    const tenant = await arrangeTenant();
+    const roundTrips = (response: { headers: Headers }) =>
+      Number(response.headers.get('x-local-dynamodb-round-trips'));
+    await read((await pendingRequest()).requestId, tenant.tokens.owner);
+
+    const opened = await read((await pendingRequest()).requestId, tenant.tokens.owner);
+    const approved = await decide((await pendingRequest()).requestId, 'approve', tenant.tokens.owner);
+    const denied = await decide((await pendingRequest()).requestId, 'deny', tenant.tokens.owner);
+
+    expect([opened.status, approved.status, denied.status]).toEqual([200, 200, 200]);
+    expect([roundTrips(opened), roundTrips(approved), roundTrips(denied)]).toEqual([2, 2, 2]);
+  });
+
   it('answers 410 once the request has expired, and reads it as expired', async () => {
     const tenant = await arrangeTenant();
     const { requestId } = await pendingRequest();
