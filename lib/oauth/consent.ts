@@ -7,6 +7,7 @@ import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '#lib/http/errors.ts';
+import { startedAhead } from '#lib/http/started-ahead.ts';
 import { type ConsentRequestItem, consentRequestItem, withParams } from '#lib/oauth/authorize.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { redirectHost } from '#lib/oauth/redirect-uris.ts';
@@ -26,10 +27,10 @@ const INELIGIBLE_REASON =
 export async function readConsentRequest(user: UserPrincipal, requestId: string) {
   // The memberships depend only on the user: they go out beside the request's read. The earlier
   // consent needs the request's client, so it goes out beside the claim (loadOwnedRequest).
-  const eligibility = settled(holdsAnyBusiness(user.userId));
+  const eligibility = startedAhead(holdsAnyBusiness(user.userId));
   let consented: Promise<boolean> | undefined;
   const request = await loadOwnedRequest(user, requestId, (found) => {
-    consented = settled(hasConsentedBefore(user.userId, found));
+    consented = startedAhead(hasConsentedBefore(user.userId, found));
   });
   const [eligible, consentedBefore] = await Promise.all([eligibility, consented ?? false]);
   return {
@@ -49,22 +50,13 @@ export async function readConsentRequest(user: UserPrincipal, requestId: string)
   };
 }
 
-/**
- * A read started before the answer is known to be wanted: its failure surfaces where it is awaited
- * (never as an unhandled rejection when the request is refused first and it is not).
- */
-function settled<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
-  return read;
-}
-
 export async function decideConsentRequest(
   user: UserPrincipal,
   requestId: string,
   decision: 'approve' | 'deny',
 ): Promise<{ redirect_to: string }> {
   // An approval needs the user to hold a business: asked beside the request's read.
-  const eligibility = decision === 'approve' ? settled(holdsAnyBusiness(user.userId)) : undefined;
+  const eligibility = decision === 'approve' ? startedAhead(holdsAnyBusiness(user.userId)) : undefined;
   const request = await readVisibleRequest(user, requestId);
   if (request.status !== 'pending') throw new ConflictError(`This request was already ${request.status}`);
   if (isExpired(request)) throw new GoneError('This request has expired; start again from the assistant');

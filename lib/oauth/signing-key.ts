@@ -4,6 +4,7 @@ import { PutSecretValueCommand, ResourceExistsException } from '@aws-sdk/client-
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { optionalEnv } from '#lib/config/env.ts';
 import { secretString, secretsManager } from '#lib/config/secrets.ts';
+import { startedAhead } from '#lib/http/started-ahead.ts';
 import { SIGNING_SECRET_CACHE_SECONDS, signingKid, withFirstKey } from '#lib/oauth/key-schedule.ts';
 import { generateSigningKeys, SIGNING_ALGORITHM } from '#lib/oauth/new-signing-key.ts';
 import { readPublishedKeys, updatePublishedKeys } from '#lib/oauth/published-keys.ts';
@@ -116,12 +117,24 @@ export async function ensureSigningKeyPublished(): Promise<void> {
   await keyToSignWith();
 }
 
-/** Sign an access token (RFC 9068 `at+jwt`) with the key the published schedule names. */
+/**
+ * The key that signs now, its reads started ahead of need: the token endpoint starts them beside
+ * the request's own reads (they do not depend on it) and hands the result to `signAccessToken`.
+ */
+export function signingKeyAhead(): Promise<JWK> {
+  return startedAhead(keyToSignWith());
+}
+
+/**
+ * Sign an access token (RFC 9068 `at+jwt`) with the key the published schedule names (read now,
+ * or `signingKey` from `signingKeyAhead`).
+ */
 export async function signAccessToken(
   claims: Record<string, unknown>,
   options: { issuer: string; audience: string; subject: string; expiresInSeconds: number },
+  signingKey: Promise<JWK> = keyToSignWith(),
 ): Promise<string> {
-  const jwk = await keyToSignWith();
+  const jwk = await signingKey;
   const key = await importJWK(jwk, SIGNING_ALGORITHM);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: jwk.kid ?? '', typ: 'at+jwt' })

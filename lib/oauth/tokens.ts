@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { JWK } from 'jose';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
@@ -16,7 +17,7 @@ import {
   REFRESH_GRACE_SECONDS,
   REFRESH_TOKEN_SECONDS,
 } from '#lib/oauth/settings.ts';
-import { signAccessToken } from '#lib/oauth/signing-key.ts';
+import { signAccessToken, signingKeyAhead } from '#lib/oauth/signing-key.ts';
 import {
   authorizationCodeItem,
   type CodeItem,
@@ -69,6 +70,8 @@ async function exchangeCode(request: TokenRequest) {
     .map(([name]) => name);
   if (missing.length > 0) throw new OAuthError('invalid_request', `Missing ${missing.join(', ')}`);
   const codeKey = keys.oauthCode(hashSecret(code as string));
+  // The signing key does not depend on the code: its reads go out beside the code's.
+  const signingKey = signingKeyAhead();
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: codeKey, ConsistentRead: true }),
   );
@@ -166,7 +169,7 @@ async function exchangeCode(request: TokenRequest) {
     client_id: stored.client_id,
     user_id: stored.user_id,
   });
-  return tokenResponse(refreshItem, refreshItem.scopes, refreshToken);
+  return tokenResponse(refreshItem, refreshItem.scopes, refreshToken, signingKey);
 }
 
 /** A spent code presented again by its own client: someone redeemed it, so its grant ends. */
@@ -212,6 +215,8 @@ function clientStillAllowed(code: CodeItem) {
 async function refresh(request: TokenRequest) {
   if (!request.refresh_token) throw new OAuthError('invalid_request', 'Missing refresh_token');
   if (!request.client_id) throw new OAuthError('invalid_request', 'Missing client_id');
+  // The signing key does not depend on the token: its reads go out beside the token's.
+  const signingKey = signingKeyAhead();
   const { Item } = await dynamo.send(
     new GetCommand({
       TableName: tableName,
@@ -267,7 +272,7 @@ async function refresh(request: TokenRequest) {
     },
     putNext,
   ]);
-  if (rotated.written) return tokenResponse(nextItem, scopes, next);
+  if (rotated.written) return tokenResponse(nextItem, scopes, next, signingKey);
 
   // Just replaced by a concurrent refresh: still good for the grace period, joining the new
   // generation. A check, not an update: concurrent checks do not conflict with each other, and
@@ -287,7 +292,7 @@ async function refresh(request: TokenRequest) {
     },
     putNext,
   ]);
-  if (graced.written) return tokenResponse(nextItem, scopes, next);
+  if (graced.written) return tokenResponse(nextItem, scopes, next, signingKey);
 
   // Neither: revoked meanwhile, or the token was spent before the grace period (copied).
   const current = await readGrant(token.grant_id);
@@ -308,7 +313,12 @@ async function readGrant(grantId: string): Promise<Record<string, unknown> | und
   return Item;
 }
 
-async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken: string) {
+async function tokenResponse(
+  grant: RefreshItem,
+  scopes: string[],
+  refreshToken: string,
+  signingKey: Promise<JWK>,
+) {
   const scope = scopes.join(' ');
   const accessToken = await signAccessToken(
     { client_id: grant.client_id, scope, gid: grant.grant_id },
@@ -318,6 +328,7 @@ async function tokenResponse(grant: RefreshItem, scopes: string[], refreshToken:
       subject: grant.user_id,
       expiresInSeconds: accessTokenSeconds(),
     },
+    signingKey,
   );
   return {
     access_token: accessToken,

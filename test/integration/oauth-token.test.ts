@@ -67,6 +67,16 @@ describe('authorization_code', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it('exchanges a code in two round trips: the signing key is read beside the code', async () => {
+    const { form } = await approvedCode();
+
+    const response = await postForm('/oauth/token', form);
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-local-dynamodb-operations')).toBe('GetItem,GetItem,TransactWriteItems');
+    expect(Number(response.headers.get('x-local-dynamodb-round-trips'))).toBe(2);
+  });
+
   it('refuses a parameter sent twice, and a JSON body', async () => {
     const { form } = await approvedCode();
     const twice = new URLSearchParams(form);
@@ -181,6 +191,18 @@ describe('refresh_token', () => {
     expect(new Set([refreshToken, first.body.refresh_token, second.body.refresh_token]).size).toBe(3);
     expect(decodeJwt(second.body.access_token).gid).toBe(decodeJwt(first.body.access_token).gid);
     expect(second.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('refreshes in three round trips: the signing key is read beside the refresh token, then the grant', async () => {
+    const { clientId, refreshToken } = await freshGrant();
+
+    const response = await refreshWith(refreshToken, clientId);
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-local-dynamodb-operations')).toBe(
+      'GetItem,GetItem,GetItem,TransactWriteItems',
+    );
+    expect(Number(response.headers.get('x-local-dynamodb-round-trips'))).toBe(3);
   });
 
   it('lets eight concurrent refreshes with the same token all succeed, and keeps the grant', async () => {
