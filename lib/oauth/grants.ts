@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
@@ -6,7 +6,7 @@ import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { GrantSummary, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
-import { revokeGrant } from '#lib/oauth/revocation.ts';
+import { revokeGrant, revokeUsersGrant } from '#lib/oauth/revocation.ts';
 import { securityEvent } from '#lib/oauth/security-events.ts';
 import type * as z from '#lib/validation/zod.ts';
 
@@ -65,17 +65,11 @@ export async function listLiveGrants(userId: string): Promise<Grant[]> {
  * is, so a retried DELETE succeeds again.
  */
 export async function endUserGrant(userId: string, grantId: string): Promise<void> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.oauthGrant(grantId), ConsistentRead: true }),
-  );
-  if (!Item || Item.user_id !== userId) throw new NotFoundError(`No grant ${grantId}`);
-  if (Item.revoked_at !== undefined) return;
-  await revokeGrant(grantId);
-  securityEvent('grant_ended_by_user', {
-    grant_id: grantId,
-    client_id: String(Item.client_id),
-    user_id: userId,
-  });
+  // One conditional write: it finds the grant, checks whose it is and ends it.
+  const ended = await revokeUsersGrant(grantId, userId);
+  if (!ended) throw new NotFoundError(`No grant ${grantId}`);
+  if (!ended.wasStanding) return;
+  securityEvent('grant_ended_by_user', { grant_id: grantId, client_id: ended.clientId, user_id: userId });
 }
 
 /**

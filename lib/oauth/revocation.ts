@@ -103,16 +103,44 @@ async function accessTokenOwner(token: string): Promise<TokenOwner | undefined> 
  */
 export async function revokeGrant(grantId: string): Promise<void> {
   try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.oauthGrant(grantId),
-        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
-      }),
-    );
+    await dynamo.send(new UpdateCommand(revocation(grantId)));
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
+}
+
+/**
+ * End a grant of this user's, in one write: what it held before (whether it was still standing,
+ * and its client), or undefined when there is no such grant of theirs.
+ */
+export async function revokeUsersGrant(
+  grantId: string,
+  userId: string,
+): Promise<{ wasStanding: boolean; clientId: string } | undefined> {
+  const base = revocation(grantId);
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        ...base,
+        ConditionExpression: `${base.ConditionExpression} AND user_id = :user`,
+        ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':user': userId },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return { wasStanding: Attributes?.revoked_at === undefined, clientId: String(Attributes?.client_id) };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/** A grant's revocation: the first time stays (a second revoke changes nothing); never recreated. */
+function revocation(grantId: string) {
+  return {
+    TableName: tableName,
+    Key: keys.oauthGrant(grantId),
+    UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':now': new Date().toISOString() } as Record<string, string>,
+  };
 }

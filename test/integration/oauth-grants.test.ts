@@ -102,6 +102,8 @@ describe('DELETE /api/v1/oauth/grants/{grant_id}', () => {
 
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
+    // One conditional write finds the grant, checks whose it is and ends it.
+    expect(response.headers.get('x-local-dynamodb-operations')).toBe('UpdateItem');
     expect(await mcpStatus(ending.tokens.access_token)).toBe(401);
     const refused = await refresh(ending.tokens.refresh_token as string, ending.client.client_id);
     expect(refused.status).toBe(400);
