@@ -3,6 +3,8 @@ import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/clie
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dynamoClient } from '#lib/db/client.ts';
+import { NotFoundError } from '#lib/http/errors.ts';
+import { endUserGrant } from '#lib/oauth/grants.ts';
 import { revokeToken } from '#lib/oauth/revocation.ts';
 import { issueTokens } from '#lib/oauth/tokens.ts';
 import { logger } from '#lib/observability/logger.ts';
@@ -207,6 +209,26 @@ describe('security events', () => {
     expect(events()).toEqual([
       expect.objectContaining({
         security_event: 'grant_revoked_by_client',
+        grant_id: grantId,
+        client_id: clientId,
+        user_id: userId,
+      }),
+    ]);
+    expect(await mcpStatus(accessToken)).toBe(401);
+  });
+
+  it('logs grant_ended_by_user once when a person ends their grant, and nothing for anyone else', async () => {
+    const { clientId, accessToken, grantId, userId } = await freshGrant();
+    const events = watchSecurityEvents();
+
+    const byStranger = await endUserGrant(randomUUID(), grantId).catch((error: unknown) => error);
+    await endUserGrant(userId, grantId);
+    await endUserGrant(userId, grantId);
+
+    expect(byStranger).toBeInstanceOf(NotFoundError);
+    expect(events()).toEqual([
+      expect.objectContaining({
+        security_event: 'grant_ended_by_user',
         grant_id: grantId,
         client_id: clientId,
         user_id: userId,
