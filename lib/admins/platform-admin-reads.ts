@@ -1,6 +1,7 @@
 import type { PlatformAdminEntry } from '#lib/admins/schemas.ts';
 import type { UserPrincipal } from '#lib/auth/principal.ts';
 import { tableName } from '#lib/db/client.ts';
+import { byCodeUnits } from '#lib/db/code-unit-order.ts';
 import { createItemReader, directReader, type ItemReader } from '#lib/db/item-reader.ts';
 import { keys, normaliseEmail, PLATFORM_ADMINS } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
@@ -81,7 +82,7 @@ export async function listPlatformAdminEntries(): Promise<PlatformAdminEntry[]> 
   });
   return items
     .map((item) => toEntry(entryItem.fromItem(item)))
-    .sort((a, b) => (a.kind === b.kind ? a.email.localeCompare(b.email) : a.kind === 'admin' ? -1 : 1));
+    .sort((a, b) => (a.kind === b.kind ? byCodeUnits(a.email, b.email) : a.kind === 'admin' ? -1 : 1));
 }
 
 /** The admin or invite entry of an e-mail address (any case), if it has one. */

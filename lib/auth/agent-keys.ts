@@ -7,6 +7,7 @@ import {
   bearerToken,
 } from '#lib/auth/principal.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
+import { byCodeUnits } from '#lib/db/code-unit-order.ts';
 import { readerFor } from '#lib/db/item-reader.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
@@ -75,7 +76,7 @@ export async function listAgentKeys(): Promise<AgentKeyRecord[]> {
   });
   return items
     .map((item) => agentKeyItem.fromItem(item))
-    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+    .sort((a, b) => byCodeUnits(a.created_at, b.created_at));
 }
 
 export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {

@@ -1,4 +1,5 @@
 import { tableName } from '#lib/db/client.ts';
+import { byCodeUnits } from '#lib/db/code-unit-order.ts';
 import { keys, RECORD_PREFIX } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { agentEntities, ENTITY_NAMES, type EntityName, entities } from '#lib/records/entities.ts';
@@ -23,7 +24,7 @@ export async function buildSnapshot(businessId: string) {
   for (const definition of agentEntities) {
     const rows = byEntity.get(definition.name) ?? [];
     rows.sort(
-      (a, b) => positionOf(a) - positionOf(b) || String(a.created_at).localeCompare(String(b.created_at)),
+      (a, b) => positionOf(a) - positionOf(b) || byCodeUnits(String(a.created_at), String(b.created_at)),
     );
     records[definition.name] = rows.map((row) => ({
       record_id: String(row.id),
