@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { type DevIssuer, loadDevIssuer } from '../infra/local/dev-issuer.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 import { registerSampleClient, type SampleExtras } from '../infra/local/sample-event.ts';
@@ -143,16 +144,24 @@ async function adminInvite(stack: Stack): Promise<{ id: string; email: string }>
   return { id: invite.id, email };
 }
 
-/** The local stack's sign-in (infra/local/dev-issuer.ts): a console token for any e-mail address. */
-const issuers = new WeakMap<Stack, Promise<DevIssuer>>();
-function devIssuer(stack: Stack): Promise<DevIssuer> {
-  let issuer = issuers.get(stack);
-  if (!issuer) {
-    issuer = loadDevIssuer(stack.stateDir);
-    issuers.set(stack, issuer);
-  }
-  return issuer;
+/**
+ * `make` run once per stack, its promise kept: what every fixture of a run shares (a registered
+ * client, since registrations are rate limited per address; the local issuer's key).
+ */
+function oncePerStack<T>(make: (stack: Stack) => Promise<T>): (stack: Stack) => Promise<T> {
+  const made = new WeakMap<Stack, Promise<T>>();
+  return (stack) => {
+    let value = made.get(stack);
+    if (!value) {
+      value = make(stack);
+      made.set(stack, value);
+    }
+    return value;
+  };
 }
+
+/** The local stack's sign-in (infra/local/dev-issuer.ts): a console token for any e-mail address. */
+const devIssuer = oncePerStack((stack): Promise<DevIssuer> => loadDevIssuer(stack.stateDir));
 
 /** An invite, and the invited person's own console token, to accept it with. */
 async function inviteToAccept(stack: Stack): Promise<RouteSample> {
@@ -225,25 +234,17 @@ async function ownersGrant(stack: Stack): Promise<string> {
     throw new Error(`exchanging the code answered ${exchanged.status}: ${JSON.stringify(tokens)}`);
   }
   // The access token is a JWT naming its grant (`gid`); the bench only needs the id, not a check.
-  const payload = tokens.access_token.split('.')[1] ?? '';
-  return String(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')).gid);
+  return String(decodeJwt(tokens.access_token).gid);
 }
 
 type Client = NonNullable<Awaited<ReturnType<typeof registerSampleClient>>['oauthClient']>;
 
-/** One client per stack for the consent fixtures (registrations are rate limited per address). */
-const clients = new WeakMap<Stack, Promise<Client>>();
-function sampleClient(stack: Stack): Promise<Client> {
-  let client = clients.get(stack);
-  if (!client) {
-    client = registerSampleClient(stack.baseUrl).then(({ oauthClient }) => {
-      if (!oauthClient) throw new Error('no sample client');
-      return oauthClient;
-    });
-    clients.set(stack, client);
-  }
-  return client;
-}
+/** The client the consent fixtures authorize, one per stack. */
+const sampleClient = oncePerStack(async (stack): Promise<Client> => {
+  const { oauthClient } = await registerSampleClient(stack.baseUrl);
+  if (!oauthClient) throw new Error('no sample client');
+  return oauthClient;
+});
 
 /** Keys of the shared fixtures in the ids map: not path parameter names, so no route takes them by name. */
 const SHARED = {
