@@ -1,3 +1,5 @@
+import { ROOT_DIR } from './local/paths.ts';
+
 /**
  * How every function is bundled: by CDK for deployment and by the bench for measurement, so the
  * figures the bench prints are those of what gets deployed.
@@ -19,6 +21,17 @@ export const BUNDLE_FORMAT = 'cjs' as const;
  */
 export const BUNDLE_FILE = 'index.cjs';
 
+/**
+ * Packages a bundle takes from elsewhere, by name, with the file (relative to the repository root)
+ * that stands in for each. The SDK's default credential chain is replaced by its environment
+ * source alone (lib/config/lambda-credentials.ts), which is where Lambda puts a function's
+ * credentials: the rest of the chain brings the SDK's STS and SSO clients into every bundle, about
+ * 135 KB of code that a cold start compiles and never runs (docs/decisions.md, 'Cold starts').
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': './lib/config/lambda-credentials.ts',
+};
+
 /** esbuild options shared by CDK's NodejsFunction and the bench's direct esbuild call. */
 export const esbuildOptions = {
   bundle: true,
@@ -28,6 +41,9 @@ export const esbuildOptions = {
   minify: true,
   sourcemap: true,
   mainFields: ['module', 'main'],
+  alias: BUNDLE_ALIASES,
+  // The aliases' paths are the repository's, wherever the build is started from.
+  absWorkingDir: ROOT_DIR,
   // The AWS SDK is bundled, not taken from the runtime: pinned versions, smaller cold start.
   external: [] as string[],
 };

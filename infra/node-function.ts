@@ -6,7 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundleFiles, writeBundleFilesCommands } from './bundle-files.ts';
-import { esbuildOptions } from './bundling.ts';
+import { BUNDLE_ALIASES, esbuildOptions } from './bundling.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
 export interface NodeFunctionProps {
@@ -66,6 +66,9 @@ export class NodeFunction extends Construct {
         sourceMap: esbuildOptions.sourcemap,
         mainFields: esbuildOptions.mainFields,
         externalModules: esbuildOptions.external,
+        // CDK runs esbuild in the repository root (`projectRoot`), so the aliases' relative paths
+        // hold; it passes each as `--alias:<package>=<path>`.
+        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([name, path]) => `${name}=${path}`) },
         forceDockerBundling: false,
         // The files the function's bundle carries beside its code (infra/bundle-files.ts); hooks
         // run only where this stack is bundled, so a synth that skips bundling skips them too.

@@ -9,6 +9,7 @@ import { REQUIREMENT_PROBES } from '../../bench/requirement-probes.ts';
 import { sampleFor, sampleItemIds } from '../../bench/sample-items.ts';
 import { registerSampleClient, type SampleExtras, sampleEvent } from '../../infra/local/sample-event.ts';
 import { functionEnvironment } from '../../infra/service-function.ts';
+import { CREDENTIAL_CHAIN_MODULE, ENVIRONMENT_CREDENTIALS_MODULE } from '../support/credential-chain.ts';
 import { baseUrl, obtainTokens } from '../support/oauth.ts';
 
 /** Placeholder references: only the names of the variables CDK sets matter here. */
@@ -124,7 +125,7 @@ describe('deployable bundles', () => {
   });
 
   it.each(routeTable.map((route) => [route.operationId, route] as const))(
-    '%s imports and runs its operation in a fresh process, bundles no AWS client its grants do not allow, and one copy of each package',
+    '%s imports and runs its operation in a fresh process, bundles no AWS client its grants do not allow, no credential source but the environment, and one copy of each package',
     async (_id, route) => {
       const harness = inject('harness');
       const outDir = join(workDir, route.operationId);
@@ -133,6 +134,10 @@ describe('deployable bundles', () => {
       const granted = grantedClients(route);
       expect(bundledClients(modules).filter((client) => !granted.includes(client))).toEqual([]);
       expect(packagesBundledTwice(modules)).toEqual([]);
+      // Its credentials come from the environment, as Lambda gives them; the sample below proves
+      // the SDK finds them there.
+      expect(modules.filter((path) => CREDENTIAL_CHAIN_MODULE.test(path))).toEqual([]);
+      expect(modules.includes(ENVIRONMENT_CREDENTIALS_MODULE)).toBe(bundledClients(modules).length > 0);
 
       const given = givenVariables(route);
       const withheld = scopedVariables.filter((name) => !given.includes(name));

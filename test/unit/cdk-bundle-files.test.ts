@@ -9,6 +9,7 @@ import { docsRoutes } from '#lib/routes/docs.ts';
 import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { OPENAPI_DOCUMENT_FILE } from '../../infra/bundled-openapi-document.ts';
 import { NodeFunction } from '../../infra/node-function.ts';
+import { CREDENTIAL_CHAIN_MODULE, ENVIRONMENT_CREDENTIALS_MODULE } from '../support/credential-chain.ts';
 
 // CDK bundles the functions that carry files (infra/bundle-files.ts) for real here, as `cdk deploy`
 // does: what reaches each function's asset directory is what its zip holds.
@@ -52,6 +53,14 @@ describe('the files a function carries beside its code, in its CDK asset', () =>
     expect(readFileSync(join(dir, REVIEW_VIEW_FILE), 'utf8')).toMatch(/^<!doctype html>/);
     const schemas = JSON.parse(readFileSync(join(dir, TOOL_JSON_SCHEMAS_FILE), 'utf8'));
     expect(Object.keys(schemas)).toContain('propose_changes');
+  });
+
+  it('the tool server’s bundle takes its AWS credentials from the environment alone', () => {
+    const map = JSON.parse(readFileSync(join(assetDirs.mcp ?? '', 'index.js.map'), 'utf8')) as {
+      sources: string[];
+    };
+    expect(map.sources.some((source) => source.endsWith(ENVIRONMENT_CREDENTIALS_MODULE))).toBe(true);
+    expect(map.sources.filter((source) => CREDENTIAL_CHAIN_MODULE.test(source))).toEqual([]);
   });
 
   it('the OpenAPI document’s function’s asset holds the document beside the bundle', () => {
