@@ -15,7 +15,7 @@ import {
 } from './cold-start.ts';
 import { REQUIREMENT_PROBES } from './requirement-probes.ts';
 import { madePerRequest, sampleFor, sampleItemIds } from './sample-items.ts';
-import { formatSpread, met, spread } from './stats.ts';
+import { formatSpread, mean, median, met, spread } from './stats.ts';
 
 /**
  * Cold init against the floor: the mean ratio over all functions, and no function's median ratio
@@ -37,7 +37,7 @@ export interface ColdSectionInput {
 
 /** A function's init over the floor's in the same pair, ms: the median over its pairs. */
 const msOverFloor = (row: ColdFigures): number =>
-  spread(row.inits.map((init, i) => init - (row.floorInits[i] ?? init))).median;
+  median(row.inits.map((init, i) => init - (row.floorInits[i] ?? init)));
 
 /**
  * The bench's cold-start section: every function's cold starts against the floor's, the verdict
@@ -97,14 +97,14 @@ export async function coldSection({
   }
   const kindOf = new Map(routes.map((route) => [route.operationId, coldKindOf(route)]));
   const ratios = cold.map((row) => row.ratio.median);
-  const mean = ratios.reduce((sum, r) => sum + r, 0) / ratios.length;
+  const meanRatio = mean(ratios);
   const worst = cold.reduce((a, b) => (b.ratio.median > a.ratio.median ? b : a));
-  const meanInit = cold.reduce((sum, row) => sum + row.init.median, 0) / cold.length;
+  const meanInit = mean(cold.map((row) => row.init.median));
   const above = cold
     .filter((row) => row.ratio.median > COLD_TARGET.max)
     .map((row) => `${row.name} ${row.ratio.median.toFixed(2)}×`);
   out(
-    `\nMean over ${cold.length} functions: ${mean.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(mean <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms); target: no function above ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}${above.length > 1 ? ` (above it: ${above.join(', ')})` : ''}. This is one run's verdict: the target is met when two consecutive runs meet both.`,
+    `\nMean over ${cold.length} functions: ${meanRatio.toFixed(2)}× the floor (${meanInit.toFixed(0)} ms against ${floorAll.median.toFixed(0)} ms), target ≤ ${COLD_TARGET.mean}×: ${met(meanRatio <= COLD_TARGET.mean)}. Worst: ${worst.name} ${worst.ratio.median.toFixed(2)}× (${worst.init.median.toFixed(0)} ms against ${worst.floor.median.toFixed(0)} ms); target: no function above ${COLD_TARGET.max}×: ${met(worst.ratio.median <= COLD_TARGET.max)}${above.length > 1 ? ` (above it: ${above.join(', ')})` : ''}. This is one run's verdict: the target is met when two consecutive runs meet both.`,
   );
 
   out(
@@ -112,18 +112,17 @@ export async function coldSection({
   );
   out(`| kind | functions | mean × floor | mean ms over the floor | above ${COLD_TARGET.max}× |`);
   out('|---|---:|---:|---:|---|');
-  const meanOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   for (const kind of COLD_KINDS) {
     const rows = cold.filter((row) => kindOf.get(row.name) === kind);
     if (rows.length === 0) continue;
-    const kindMean = meanOf(rows.map((row) => row.ratio.median));
-    const overFloor = meanOf(rows.map(msOverFloor));
+    const kindMean = mean(rows.map((row) => row.ratio.median));
+    const overFloor = mean(rows.map(msOverFloor));
     const over = rows.filter((row) => row.ratio.median > COLD_TARGET.max).map((row) => row.name);
     out(
       `| ${kind} | ${rows.length} | ${kindMean.toFixed(2)} | ${overFloor.toFixed(0)} | ${over.join(', ') || 'none'} |`,
     );
   }
-  out(`| all | ${cold.length} | ${mean.toFixed(2)} | ${meanOf(cold.map(msOverFloor)).toFixed(0)} | |`);
+  out(`| all | ${cold.length} | ${meanRatio.toFixed(2)} | ${mean(cold.map(msOverFloor)).toFixed(0)} | |`);
 
   // The requirements alone, without the pipeline: how near the floor an agent read, change and
   // create can get.

@@ -14,6 +14,9 @@ export function quantile(values: number[], q: number): number {
 
 export const median = (values: number[]) => quantile(values, 0.5);
 
+/** The arithmetic mean (NaN for no values). */
+export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 export interface Spread {
   median: number;
   p25: number;
