@@ -137,6 +137,22 @@ export async function measurePhotoDelivery(harness: HarnessInfo, runs: number): 
   return { rows, runs, inlineLimitBytes: INLINE_LIMIT_BYTES, payloadCeilingBytes: PAYLOAD_CEILING_BYTES };
 }
 
+/**
+ * The least × bare GetObject any answer of the service could reach under the bench's model, from a
+ * bare GetObject of `bareMs` (one client round trip and S3's own time): the function must read the
+ * photo's owner pointer before its object, since the pointer holds the business that names the
+ * object's key and the deletion that answers 410. So inline pays both in-region calls on top of a
+ * bare read, and the 303 pays its own client round trip and the pointer's call before the client's
+ * read. Nothing else is counted: the function's own work, DynamoDB's time, base64 and the API's are
+ * all taken as free, so a measured answer can only be slower.
+ */
+export function leastRatioAllowed(bareMs: number): { inline: number; redirect: number } {
+  return {
+    inline: (bareMs + 2 * NETWORK_DELAY_MS) / bareMs,
+    redirect: (bareMs + CLIENT_ROUND_TRIP_MS + NETWORK_DELAY_MS) / bareMs,
+  };
+}
+
 /** ms = fixedMs + msPerMegabyte × size in MB: a least-squares line through the medians of one way. */
 export interface LinearCost {
   fixedMs: number;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { NETWORK_DELAY_MS } from '../../bench/edits-apply.ts';
 import {
   CLIENT_ROUND_TRIP_MS,
   crossoverBytes,
   fitCost,
+  leastRatioAllowed,
   type PhotoDeliveryRow,
 } from '../../bench/photo-delivery.ts';
 import { spread } from '../../bench/stats.ts';
@@ -45,5 +47,15 @@ describe('the bench’s photo crossover', () => {
     const flat = [0.25, 4].map((mb) => row(mb, (x) => 60 + 5 * x, redirectLine));
 
     expect(crossoverBytes(fitCost(flat, 'inline'), fitCost(flat, 'redirect'))).toBeUndefined();
+  });
+
+  it('allows no less than a bare read plus the pointer and object calls inline, plus a client round trip and the pointer for a 303', () => {
+    expect(leastRatioAllowed(40)).toEqual({
+      inline: (40 + 2 * NETWORK_DELAY_MS) / 40,
+      redirect: (40 + CLIENT_ROUND_TRIP_MS + NETWORK_DELAY_MS) / 40,
+    });
+    // The slower the bare read (a larger photo), the less the fixed calls weigh.
+    expect(leastRatioAllowed(35).inline).toBeGreaterThan(1.5);
+    expect(leastRatioAllowed(80).inline).toBeLessThan(1.5);
   });
 });
