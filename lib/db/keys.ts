@@ -109,10 +109,10 @@ export const keys = {
     gsi1pk: 'OAUTH_CLIENTS',
     gsi1sk: `${createdAt}#${clientId}`,
   }),
-  /** Registrations from one source address in one minute (the registration rate limit). */
-  oauthRegistrationWindow: (source: string, minute: number): ItemKey => ({
-    pk: `OAUTH_REGISTRATIONS#${source}`,
-    sk: `MINUTE#${minute}`,
+  /** One window of a per-key rate limit (lib/rate/fixed-window.ts): `name` says what is counted. */
+  rateWindow: (name: string, key: string, window: number): ItemKey => ({
+    pk: `RATE#${name}#${key}`,
+    sk: `WINDOW#${window}`,
   }),
   /** A pending consent request (10 minutes). */
   oauthConsentRequest: (requestId: string): ItemKey => ({ pk: `OAUTH_REQUEST#${requestId}`, sk: 'REQUEST' }),

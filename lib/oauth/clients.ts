@@ -11,6 +11,8 @@ import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/cli
 import { clientNameProblem } from '#lib/oauth/client-name.ts';
 import { registeredScopes } from '#lib/oauth/client-scopes.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
+import { countInWindow } from '#lib/rate/fixed-window.ts';
+import { sourceKey } from '#lib/rate/source-key.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -54,6 +56,7 @@ const clientItem = storedItem<StoredClient>('OAuth client', () =>
  * connect.
  */
 export const REGISTRATIONS_PER_MINUTE = 60;
+const REGISTRATION_LIMIT = { name: 'registration', limit: REGISTRATIONS_PER_MINUTE, windowSeconds: 60 };
 
 /**
  * How long a dynamic registration lives if it never completes a grant: anyone may register, so
@@ -87,9 +90,15 @@ export interface ClientInput {
   scope?: string | undefined;
 }
 
-/** Dynamic client registration (RFC 7591), rate-limited per source address. */
+/** Dynamic client registration (RFC 7591), rate-limited per source (an IPv6 source by its /64). */
 export async function registerClient(input: ClientInput, sourceIp: string) {
-  await countRegistration(sourceIp);
+  const refused = await countInWindow(REGISTRATION_LIMIT, sourceKey(sourceIp));
+  if (refused) {
+    throw new RateLimitedError(
+      'Too many client registrations from this address; retry shortly',
+      refused.retryAfterSeconds,
+    );
+  }
   return createClient(input, 'registration');
 }
 
@@ -172,36 +181,6 @@ export async function revokeClient(clientId: string): Promise<StoredClient> {
     return clientItem.fromItem(Attributes ?? {});
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw new NotFoundError(`No client ${clientId}`);
-    throw error;
-  }
-}
-
-/** One counter per source and minute, expiring after two; refuses past REGISTRATIONS_PER_MINUTE. */
-async function countRegistration(sourceIp: string): Promise<void> {
-  const now = Date.now();
-  const minute = Math.floor(now / 60_000);
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.oauthRegistrationWindow(sourceIp, minute),
-        UpdateExpression: 'ADD registrations :one SET expires_at_epoch = :expires',
-        ConditionExpression: 'attribute_not_exists(registrations) OR registrations < :max',
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':max': REGISTRATIONS_PER_MINUTE,
-          ':expires': (minute + 2) * 60,
-        },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000));
-      throw new RateLimitedError(
-        'Too many client registrations from this address; retry shortly',
-        retryAfter,
-      );
-    }
     throw error;
   }
 }
