@@ -23,6 +23,7 @@ import {
 } from './emulators.ts';
 import { type Gateway, handle, notReady, send } from './gateway.ts';
 import { gatewayError, stopFunctions } from './lambda-runner.ts';
+import { refuseForeignHost } from './loopback-host.ts';
 import type { SeedRecord } from './seed.ts';
 import { acquireStackLock, describeRunningStack } from './stack-lock.ts';
 
@@ -101,6 +102,16 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   // Until the stack is ready, every request gets a 503 at once (never a request left hanging).
   let gateway: Gateway | undefined;
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const address = server.address();
+    const misdirected = refuseForeignHost(
+      request.headers.host,
+      typeof address === 'object' && address ? address.address : '127.0.0.1',
+    );
+    if (misdirected) {
+      request.resume();
+      send(response, misdirected);
+      return;
+    }
     if (!gateway) {
       request.resume();
       send(response, notReady());

@@ -11,7 +11,7 @@ const configurationSet = optionalEnv('SES_CONFIGURATION_SET');
 const consoleUrl = requiredEnv('CONSOLE_URL').replace(/\/$/, '');
 
 /** SES_ENDPOINT points it at aws-ses-v2-local; unset in AWS. */
-const ses = new SESClient({
+export const ses = new SESClient({
   ...(optionalEnv('SES_ENDPOINT') ? { endpoint: optionalEnv('SES_ENDPOINT') } : {}),
   ...sdkClientOptions('ses'),
 });
@@ -49,7 +49,8 @@ export async function sendInviteMail(invite: PlatformAdminEntry): Promise<void> 
       }),
     );
   } catch (error) {
-    logger.error('Invite e-mail not sent', { inviteTo: invite.email, error: error as Error });
+    // The invite's id finds the invite; the invitee's address stays out of the logs.
+    logger.error('Invite e-mail not sent', { inviteId: invite.id, error: withoutAddresses(error) });
     throw new InviteMailNotSent(surelyNotSent(error));
   }
 }
@@ -62,6 +63,26 @@ export class InviteMailNotSent extends ServiceUnavailableError {
   constructor(readonly certain: boolean) {
     super('The invite is saved but its e-mail could not be sent; repeat the invite to send it again', 'mail');
   }
+}
+
+/**
+ * What a log may say about a failed send: the error's name, code and HTTP status, and its message
+ * with every e-mail address in it replaced (SES's MessageRejected names the recipients it refused).
+ * No stack: its first line repeats the message.
+ */
+function withoutAddresses(error: unknown) {
+  const failure = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    $metadata?: { httpStatusCode?: number };
+  };
+  return {
+    name: String(failure.name ?? 'Error'),
+    message: String(failure.message ?? '').replace(/[^\s@<>()"',;:]+@[^\s@<>()"',;:]+/g, '<address>'),
+    ...(typeof failure.code === 'string' ? { code: failure.code } : {}),
+    ...(failure.$metadata?.httpStatusCode ? { httpStatusCode: failure.$metadata.httpStatusCode } : {}),
+  };
 }
 
 /** SES answered with an error, or the connection was never opened: no e-mail was accepted. */

@@ -129,7 +129,8 @@ export const agentAuth: Authenticator<AgentPrincipal> = {
       throw new UnauthorizedError('Send an agent key (agk_…) as a bearer token', CHALLENGE);
     }
     // Through the request's reader, the lookup shares a call with the operation's early read.
-    const Item = await readerFor(request?.shared).get(keys.agentKey(hashAgentKey(key)));
+    // Consistent, so that a key revoked a moment ago is refused at once.
+    const Item = await readerFor(request?.shared).get(keys.agentKey(hashAgentKey(key)), { consistent: true });
     if (!Item || Item.revoked_at) {
       throw new UnauthorizedError('The agent key is not valid', `${CHALLENGE}, error="invalid_token"`);
     }

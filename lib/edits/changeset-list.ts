@@ -1,8 +1,8 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '#lib/db/client.ts';
+import { tableName } from '#lib/db/client.ts';
 import { decodeCursor, encodeCursor, keyPart, keyValue } from '#lib/db/cursor.ts';
+import { queryFilledPage } from '#lib/db/filled-page.ts';
 import { keys } from '#lib/db/keys.ts';
-import { headerItem, headerView } from '#lib/edits/changeset-store.ts';
+import { type ChangesetStatus, headerItem, headerView, storedStatuses } from '#lib/edits/changeset-store.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -10,10 +10,14 @@ import * as z from '#lib/validation/zod.ts';
  * Secrets Manager client belongs only in the functions that page.
  */
 
-/** A business's changesets, newest first, optionally of one status. */
+/**
+ * A business's changesets, newest first, optionally of one status: a page is full unless the list
+ * has ended (queryFilledPage: the status is a filter on the business's changesets in gsi1, so a
+ * page may take more than one Query when few of them match).
+ */
 export async function listChangesets(
   businessId: string,
-  page: { limit: number; cursor?: string | undefined; status?: string | undefined },
+  page: { limit: number; cursor?: string | undefined; status?: ChangesetStatus | undefined },
 ) {
   const order = keys.changesetOrder(businessId, '', '');
   const binding = ['changesets', businessId, page.status ?? null];
@@ -27,22 +31,26 @@ export async function listChangesets(
       gsi1sk: keyPart(''),
     }),
   );
-  const result = await dynamo.send(
-    new QueryCommand({
+  const statuses = page.status ? storedStatuses(page.status) : [];
+  const statusValues = Object.fromEntries(statuses.map((status, i) => [`:status${i}`, status]));
+  const { items, lastKey } = await queryFilledPage(
+    {
       TableName: tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk',
       ScanIndexForward: false,
-      Limit: page.limit,
       ...(page.status
-        ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
+        ? {
+            FilterExpression: `#status IN (${Object.keys(statusValues).join(', ')})`,
+            ExpressionAttributeNames: { '#status': 'status' },
+          }
         : {}),
-      ExpressionAttributeValues: { ':pk': order.gsi1pk, ...(page.status ? { ':status': page.status } : {}) },
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
+      ExpressionAttributeValues: { ':pk': order.gsi1pk, ...statusValues },
+    },
+    { limit: page.limit, start },
   );
   return {
-    changesets: (result.Items ?? []).map((item) => headerView(headerItem.fromItem(item))),
-    nextCursor: await encodeCursor(binding, result.LastEvaluatedKey),
+    changesets: items.map((item) => headerView(headerItem.fromItem(item))),
+    nextCursor: await encodeCursor(binding, lastKey),
   };
 }

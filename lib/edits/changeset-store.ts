@@ -291,9 +291,16 @@ export function counts(items: Item[]) {
   return tally;
 }
 
+/** The status a changeset shows: a claim (applying, reverting) shows the status it is leaving. */
+const shownStatus = (status: ChangesetStatus) =>
+  status === 'applying' ? 'staged' : status === 'reverting' ? 'applied' : status;
+
+/** The stored statuses a changeset showing `shown` may have. */
+export const storedStatuses = (shown: ChangesetStatus): ChangesetStatus[] =>
+  CHANGESET_STATUSES.filter((status) => shownStatus(status) === shown);
+
 export function headerView(header: Header) {
-  const status =
-    header.status === 'applying' ? 'staged' : header.status === 'reverting' ? 'applied' : header.status;
+  const status = shownStatus(header.status);
   return {
     id: header.id,
     business_id: header.business_id,

@@ -52,8 +52,13 @@ export async function revokeToken(request: RevocationRequest): Promise<void> {
 }
 
 async function refreshTokenOwner(token: string): Promise<TokenOwner | undefined> {
+  // Consistent: a token issued a moment ago (a rotation) must be found, or its revocation is lost.
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.oauthRefreshToken(hashSecret(token)) }),
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.oauthRefreshToken(hashSecret(token)),
+      ConsistentRead: true,
+    }),
   );
   if (!Item) return undefined;
   return {

@@ -7,11 +7,43 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
+import { MISDIRECTED_MESSAGE } from '../../infra/local/loopback-host.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
 
 describe('local harness', () => {
   const harness = inject('harness');
+
+  /** A request to the harness with this Host header (fetch would send the URL's own). */
+  const withHost = (
+    method: string,
+    path: string,
+    host: string,
+    options: { headers?: Record<string, string>; json?: unknown } = {},
+  ) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+      httpRequest(
+        `${harness.baseUrl}${path}`,
+        {
+          method,
+          headers: {
+            ...options.headers,
+            host,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        },
+      )
+        .on('error', reject)
+        .end(body);
+    });
 
   it('writes credentials.json in exactly the documented shape, with tokens valid for at least 24 h', () => {
     const credentials = JSON.parse(readFileSync(join(harness.stateDir, 'credentials.json'), 'utf8'));
@@ -61,22 +93,52 @@ describe('local harness', () => {
     expect(openApi.headers.get('x-local-dynamodb-calls')).toBe('0');
     expect(openApi.body.paths['/openapi.json'].get.operationId).toBe('getOpenApiDocument');
     // Reached under another name (as the two APIs are in AWS), it names that one.
-    const servers = await new Promise<unknown>((resolve, reject) => {
-      httpRequest(
-        `${harness.baseUrl}/openapi.json`,
-        { headers: { host: 'api.example.test:8443' } },
-        (response) => {
-          let text = '';
-          response.on('data', (chunk) => {
-            text += chunk;
-          });
-          response.on('end', () => resolve(JSON.parse(text).servers));
-        },
-      )
-        .on('error', reject)
-        .end();
+    const servers = await withHost('GET', '/openapi.json', 'localhost:8443');
+    expect(JSON.parse(servers.text).servers).toEqual([{ url: 'http://localhost:8443' }]);
+  });
+
+  it('refuses a Host that is not a loopback name with 421, minting and changing nothing (DNS rebinding)', async () => {
+    const admin = { authorization: `Bearer ${harness.credentials.platform_admin_token}` };
+    const invitee = `rebound.${Date.now()}@example.com`;
+    const adminEmail = String(decodeJwt(harness.credentials.platform_admin_token).email);
+    for (const host of [
+      'evil.example',
+      'evil.example:3000',
+      `evil.example:${new URL(harness.baseUrl).port}`,
+    ]) {
+      const token = await withHost('POST', '/console/dev/token', host, { json: { email: adminEmail } });
+      expect(token.status, host).toBe(421);
+      expect(token.text, host).toBe(JSON.stringify({ message: MISDIRECTED_MESSAGE }));
+
+      const invite = await withHost('POST', '/api/v1/admin/users', host, {
+        headers: admin,
+        json: { email: invitee },
+      });
+      expect(invite.status, host).toBe(421);
+      expect((await withHost('GET', '/health', host)).status, host).toBe(421);
+    }
+    const users = await api('GET', '/api/v1/admin/users', {
+      token: harness.credentials.platform_admin_token,
     });
-    expect(servers).toEqual([{ url: 'http://api.example.test:8443' }]);
+    expect(users.status).toBe(200);
+    expect(JSON.stringify(users.body)).not.toContain(invitee);
+  });
+
+  it('serves the loopback names, with the port or without', async () => {
+    const port = new URL(harness.baseUrl).port;
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `[::1]:${port}`,
+      'localhost',
+      'LOCALHOST:80',
+    ]) {
+      const token = await withHost('POST', '/console/dev/token', host, {
+        json: { email: 'someone@example.com' },
+      });
+      expect(token.status, host).toBe(200);
+      expect(decodeJwt(JSON.parse(token.text).token).email, host).toBe('someone@example.com');
+    }
   });
 
   it('serves the docs page, its document with the demo ids, and the dev issuer JWKS the functions start with', async () => {
