@@ -24,6 +24,21 @@ export interface PreflightFindings {
   warnings: string[];
 }
 
+/**
+ * What the settings alone say, before any AWS call. Outside `dev` a stage without `alarmEmail`
+ * deploys its alarms onto a topic nobody reads: said, not refused, since someone may subscribe
+ * to the topic by other means.
+ */
+export function settingFindings(context: ServiceContext): PreflightFindings {
+  const warnings: string[] = [];
+  if (context.stage !== 'dev' && context.alarmEmail === undefined) {
+    warnings.push(
+      `alarmEmail is not set: the stage's alarms will notify nobody. Set "alarmEmail" in stages/${context.stage}.json (and confirm the mail SNS sends), or subscribe to the alarms topic yourself`,
+    );
+  }
+  return { refusals: [], warnings };
+}
+
 /** The SSM parameter `cdk bootstrap` writes (default qualifier); a deploy without it fails late. */
 export const CDK_BOOTSTRAP_PARAMETER = '/cdk-bootstrap/hnb659fds/version';
 

@@ -3,7 +3,12 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { NotFoundException, SESv2Client } from '@aws-sdk/client-sesv2';
 import { ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it, vi } from 'vitest';
-import { accountFindings, CDK_BOOTSTRAP_PARAMETER, certificateCovers } from '../../infra/deploy-preflight.ts';
+import {
+  accountFindings,
+  CDK_BOOTSTRAP_PARAMETER,
+  certificateCovers,
+  settingFindings,
+} from '../../infra/deploy-preflight.ts';
 import { readServiceContext } from '../../infra/service-context.ts';
 import { newApp } from '../support/cdk-app.ts';
 
@@ -84,6 +89,32 @@ const clients = ({
 
 // npm run deploy reads the settings before CDK's CLI could tell the app a region: none is known.
 vi.stubEnv('CDK_DEFAULT_REGION', '');
+
+describe('deploy preflight, the settings alone', () => {
+  const stage = (settings: Record<string, string>) =>
+    readServiceContext(
+      newApp({
+        stage: 'prod',
+        sesSender: 'no-reply@mail.customer.test',
+        consoleUrl: 'https://console.customer.test',
+        ...settings,
+      }),
+    );
+
+  it('warns outside dev that a stage without alarmEmail deploys alarms that notify nobody', () => {
+    expect(settingFindings(stage({}))).toEqual({
+      refusals: [],
+      warnings: [
+        `alarmEmail is not set: the stage's alarms will notify nobody. Set "alarmEmail" in stages/prod.json (and confirm the mail SNS sends), or subscribe to the alarms topic yourself`,
+      ],
+    });
+    expect(settingFindings(stage({ alarmEmail: 'oncall@customer.test' }))).toEqual({
+      refusals: [],
+      warnings: [],
+    });
+    expect(settingFindings(readServiceContext(newApp()))).toEqual({ refusals: [], warnings: [] });
+  });
+});
 
 describe('deploy preflight, against the account', () => {
   const context = readServiceContext(newApp());
