@@ -4,6 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { FUNCTION_LOG_RETENTION } from './handler-log-groups.ts';
 import { NodeFunction } from './node-function.ts';
 
 /**
@@ -29,7 +30,7 @@ export class ConsoleKeySet extends Construct {
     // gets its own log group and a role that may write only there (no managed policy), and CDK
     // lets it invoke our function.
     const providerLogs = new logs.LogGroup(this, 'ProviderLogs', {
-      retention: logs.RetentionDays.ONE_MONTH,
+      retention: FUNCTION_LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const providerRole = new iam.Role(this, 'ProviderRole', {

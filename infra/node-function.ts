@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundleFiles, writeBundleFilesCommands } from './bundle-files.ts';
 import { BUNDLE_ALIASES, esbuildOptions } from './bundling.ts';
+import { FUNCTION_LOG_RETENTION } from './handler-log-groups.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
 export interface NodeFunctionProps {
@@ -31,7 +32,7 @@ export class NodeFunction extends Construct {
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
     super(scope, id);
     const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_MONTH,
+      retention: FUNCTION_LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.logGroup = logGroup;

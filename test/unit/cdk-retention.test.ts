@@ -1,6 +1,9 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type Resources, synthesize } from '../support/cdk-app.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Json, type Resources, synthesize } from '../support/cdk-app.ts';
+
+// The region CDK's CLI would tell the app (the console pages' stacks read it).
+vi.stubEnv('CDK_DEFAULT_REGION', 'eu-west-1');
 
 /** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
 const SYNTH_TIMEOUT = 180_000;
@@ -26,6 +29,24 @@ const policiesOf = (template: Template) => {
     ]),
   );
 };
+
+/**
+ * Each function of the templates with the retention, in days, of the log group it writes to: one
+ * of its own template that its logging configuration names. A function without one would log into
+ * `/aws/lambda/<name>`, which Lambda creates on first run and keeps forever (undefined here).
+ */
+const functionLogRetention = (templates: Map<string, Template>) =>
+  [...templates].flatMap(([stack, template]) => {
+    const resources = template.toJSON().Resources as Resources;
+    return Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+      .map(([id, fn]) => {
+        const logGroup: Json = fn.Properties?.LoggingConfig?.LogGroup;
+        const group = logGroup?.Ref ? resources[logGroup.Ref] : undefined;
+        const days = group?.Type === 'AWS::Logs::LogGroup' ? group.Properties?.RetentionInDays : undefined;
+        return [`${stack}/${id}`, days] as const;
+      });
+  });
 
 const parameterValue = (template: Template, name: string) => {
   const found = Object.values(template.findResources('AWS::SSM::Parameter')).find(
@@ -91,5 +112,36 @@ describe('what the stateful stack keeps, with other settings', () => {
       expect(parameterValue(stateful, '/business-platform/dev/cognito-domain-prefix')).toBeUndefined();
     },
     SYNTH_TIMEOUT,
+  );
+});
+
+describe('how long the functions’ logs are kept', () => {
+  it(
+    "gives every function a log group that expires its lines, CDK's own handlers included",
+    () => {
+      // The default stacks, and those that bring CDK's handlers: the console pages (bucket
+      // deployment, auto-delete of the pages' objects) and a throwaway stage (auto-delete of photos).
+      const apps = [
+        synthesize(),
+        synthesize({
+          stage: 'trial',
+          sesSender: 'no-reply@mail.customer.test',
+          consolePages: 'true',
+          retainData: 'false',
+        }),
+      ];
+      const retention = apps.flatMap((app) => functionLogRetention(app.templates));
+      const handlers = retention.filter(([name]) =>
+        /Custom(S3AutoDeleteObjects|CDKBucketDeployment)/.test(name),
+      );
+      expect(handlers.map(([name]) => name.replace(/[0-9A-F]{8,}$/, '…'))).toEqual([
+        'BusinessPlatform-trial-ConsolePages/CustomS3AutoDeleteObjectsCustomResourceProviderHandler…',
+        'BusinessPlatform-trial-Stateful/CustomS3AutoDeleteObjectsCustomResourceProviderHandler…',
+        'BusinessPlatform-trial-ConsolePagesFiles/CustomCDKBucketDeployment…',
+      ]);
+      expect(retention.length).toBeGreaterThan(2 * 90);
+      expect(retention.filter(([, days]) => days !== 30)).toEqual([]);
+    },
+    2 * SYNTH_TIMEOUT,
   );
 });
