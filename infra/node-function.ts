@@ -11,6 +11,8 @@ import { FUNCTION_LOG_RETENTION } from './handler-log-groups.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
 export interface NodeFunctionProps {
+  /** The function's name, from infra/function-name.ts: the stage's prefix and what it does. */
+  functionName: string;
   /** Handler source relative to the repository root. */
   entry: string;
   description: string;
@@ -41,6 +43,7 @@ export class NodeFunction extends Construct {
     logGroup.grantWrite(this.role);
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
+      functionName: props.functionName,
       entry: join(ROOT_DIR, props.entry),
       projectRoot: ROOT_DIR,
       depsLockFilePath: join(ROOT_DIR, 'package-lock.json'),

@@ -10,6 +10,7 @@ import { tableDefinition } from '#lib/db/table.ts';
 import { cognitoDomainPrefix } from './cognito-sign-in.ts';
 import { ConsoleKeySet } from './console-key-set.ts';
 import { consoleSite } from './console-site.ts';
+import { functionName } from './function-name.ts';
 import { mailConfigurationSetName, NO_SES_IDENTITY_CREATED, ServiceMail, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 import { publishParameter } from './parameters.ts';
@@ -190,7 +191,7 @@ export class StatefulStack extends Stack {
       stage,
       'jwt-key-set',
       this.userPool
-        ? new ConsoleKeySet(this, 'ConsoleKeySet', { issuer: this.consoleIssuer.issuer }).value
+        ? new ConsoleKeySet(this, 'ConsoleKeySet', { issuer: this.consoleIssuer.issuer, stage }).value
         : NO_KEY_SET,
     );
 
@@ -270,6 +271,7 @@ export class StatefulStack extends Stack {
 
     // Access tokens carry no e-mail; admins and invitees are recognised by it (lib/auth/access-token-email.ts).
     const trigger = new NodeFunction(this, 'PreTokenGeneration', {
+      functionName: functionName(context.stage, 'PreTokenGeneration'),
       entry: 'functions/triggers/pre-token-generation.ts',
       description: 'Cognito Pre Token Generation (V2_0): e-mail claims in access tokens',
       timeoutSeconds: 5,
@@ -340,6 +342,7 @@ export class StatefulStack extends Stack {
   private addSignUpTriggers(userPool: cognito.UserPool, context: ServiceContext) {
     const environment = { TABLE_NAME: this.table.tableName };
     const preSignUp = new NodeFunction(this, 'PreSignUp', {
+      functionName: functionName(context.stage, 'PreSignUp'),
       entry: 'functions/triggers/pre-sign-up.ts',
       description: 'Cognito Pre Sign-up: admits invited e-mail addresses only',
       timeoutSeconds: 5,
@@ -358,6 +361,7 @@ export class StatefulStack extends Stack {
     publishParameter(this, context.stage, 'pre-sign-up-function-name', preSignUp.function.functionName);
 
     const postConfirmation = new NodeFunction(this, 'PostConfirmation', {
+      functionName: functionName(context.stage, 'PostConfirmation'),
       entry: 'functions/triggers/post-confirmation.ts',
       description: 'Cognito Post Confirmation: pending business memberships become memberships',
       timeoutSeconds: 5,
