@@ -9,7 +9,11 @@ import type { ServiceContext } from './service-context.ts';
  * creates the domain; the console pages' stacks name it in their CSP and config.json.
  */
 export const cognitoDomainPrefix = (scope: Construct, context: ServiceContext): string =>
-  context.cognitoDomainPrefix ?? `business-platform-${context.stage}-${Stack.of(scope).account}`;
+  context.cognitoDomainPrefix ?? defaultCognitoDomainPrefix(context.stage, Stack.of(scope).account);
+
+/** The prefix when the settings name none: unique to the stage and the account. */
+export const defaultCognitoDomainPrefix = (stage: string, account: string): string =>
+  `business-platform-${stage}-${account}`;
 
 /** The managed login's base URL (also its origin): `/oauth2/authorize`, `/oauth2/token`, `/logout` live under it. */
 export const cognitoSignInUrl = (scope: Construct, context: ServiceContext): string =>

@@ -4,6 +4,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { functionName } from './function-name.ts';
+import { FUNCTION_LOG_RETENTION } from './handler-log-groups.ts';
 import { NodeFunction } from './node-function.ts';
 
 /**
@@ -16,10 +18,11 @@ import { NodeFunction } from './node-function.ts';
 export class ConsoleKeySet extends Construct {
   readonly value: string;
 
-  constructor(scope: Construct, id: string, props: { issuer: string }) {
+  constructor(scope: Construct, id: string, props: { issuer: string; stage: string }) {
     super(scope, id);
     // No grants: it reads a public URL and writes its own log group.
     const onEvent = new NodeFunction(this, 'Fetch', {
+      functionName: functionName(props.stage, 'ConsoleKeySet'),
       entry: 'functions/deploy/console-key-set.ts',
       description: "Deployment: fetches the console issuer's public key set for JWT_KEY_SET",
       timeoutSeconds: 15,
@@ -29,7 +32,7 @@ export class ConsoleKeySet extends Construct {
     // gets its own log group and a role that may write only there (no managed policy), and CDK
     // lets it invoke our function.
     const providerLogs = new logs.LogGroup(this, 'ProviderLogs', {
-      retention: logs.RetentionDays.ONE_MONTH,
+      retention: FUNCTION_LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const providerRole = new iam.Role(this, 'ProviderRole', {

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { TriggerName } from './alarms.ts';
+import { functionNamePrefix } from './function-name.ts';
 import { metricNamespace, SURFACES, surfaceStatusMetric } from './log-signals.ts';
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';
 
@@ -18,10 +19,14 @@ export interface ServiceDashboardProps {
   alarms: cloudwatch.IAlarm[];
 }
 
-/** A metric search over the stage's functions, the `limit` highest by `order` (no per-function widgets to keep). */
+/**
+ * A metric search over the stage's functions, the 10 highest by `order` (no per-function widgets
+ * to keep). It finds them by the prefix every function name of the stage starts with, which,
+ * unless another stage's name begins with this one's and a dash, is theirs alone.
+ */
 const topFunctions = (stage: string, metricName: string, statistic: string, order: string, label: string) =>
   new cloudwatch.MathExpression({
-    expression: `SORT(SEARCH('{AWS/Lambda,FunctionName} MetricName="${metricName}" "BusinessPlatform-${stage}"', '${statistic}', ${PERIOD.toSeconds()}), ${order}, DESC, 10)`,
+    expression: `SORT(SEARCH('{AWS/Lambda,FunctionName} MetricName="${metricName}" "${functionNamePrefix(stage)}"', '${statistic}', ${PERIOD.toSeconds()}), ${order}, DESC, 10)`,
     usingMetrics: {},
     period: PERIOD,
     label,

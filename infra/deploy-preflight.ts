@@ -9,12 +9,16 @@ import { GetAccountSettingsCommand, type LambdaClient } from '@aws-sdk/client-la
 import {
   GetAccountCommand,
   GetEmailIdentityCommand,
+  type GetEmailIdentityCommandOutput,
   NotFoundException,
   type SESv2Client,
 } from '@aws-sdk/client-sesv2';
 import { GetParameterCommand, ParameterNotFound, type SSMClient } from '@aws-sdk/client-ssm';
 import { certificateRegion } from './api-domain-settings.ts';
+import { defaultCognitoDomainPrefix } from './cognito-sign-in.ts';
 import { CLOUDFRONT_CERTIFICATE_REGION } from './console-pages-settings.ts';
+import { mailConfigurationSetName } from './mail.ts';
+import { parameterName } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
 
 export interface PreflightFindings {
@@ -22,6 +26,21 @@ export interface PreflightFindings {
   refusals: string[];
   /** What the person should know, and may fix later. */
   warnings: string[];
+}
+
+/**
+ * What the settings alone say, before any AWS call. Outside `dev` a stage without `alarmEmail`
+ * deploys its alarms onto a topic nobody reads: said, not refused, since someone may subscribe
+ * to the topic by other means.
+ */
+export function settingFindings(context: ServiceContext): PreflightFindings {
+  const warnings: string[] = [];
+  if (context.stage !== 'dev' && context.alarmEmail === undefined) {
+    warnings.push(
+      `alarmEmail is not set: the stage's alarms will notify nobody. Set "alarmEmail" in stages/${context.stage}.json (and confirm the mail SNS sends), or subscribe to the alarms topic yourself`,
+    );
+  }
+  return { refusals: [], warnings };
 }
 
 /** The SSM parameter `cdk bootstrap` writes (default qualifier); a deploy without it fails late. */
@@ -34,13 +53,46 @@ export const CDK_BOOTSTRAP_PARAMETER = '/cdk-bootstrap/hnb659fds/version';
 export const concurrentRequestsAdmitted = (context: ServiceContext): number =>
   2 * context.throttle.burstLimit;
 
+/** A parameter the deployed stacks wrote (infra/parameters.ts): its value and ARN, or none. */
+async function deployedParameter(
+  ssm: SSMClient,
+  name: string,
+): Promise<{ value: string | undefined; arn: string | undefined } | undefined> {
+  const found = await ssm.send(new GetParameterCommand({ Name: name })).catch((error: unknown) => {
+    if (error instanceof ParameterNotFound) return undefined;
+    throw error;
+  });
+  return found && { value: found.Parameter?.Value, arn: found.Parameter?.ARN };
+}
+
 /**
- * The SES side. With `cognitoEmail: ses` the user pool sends from our identity: CloudFormation
+ * Whether the identity the account has is the one this stage's stateful stack created, so that
+ * deploying again updates it: the stack names it in its `ses-identity-created` parameter. A
+ * stateful stack deployed before it wrote that parameter is known by what it gave its identity:
+ * the stage's configuration set as the identity's default.
+ */
+async function createdByThisStage(
+  ssm: SSMClient,
+  context: ServiceContext,
+  identity: GetEmailIdentityCommandOutput,
+): Promise<boolean> {
+  const created = await deployedParameter(ssm, parameterName(context.stage, 'ses-identity-created'));
+  if (created) return created.value === context.sesIdentity;
+  return identity.ConfigurationSetName === mailConfigurationSetName(context.stage);
+}
+
+/**
+ * The SES side. With `sesIdentityMode: create` CloudFormation fails on an identity the account
+ * already has (SES answers AlreadyExists), unless it is the stack's own: refused, naming
+ * `import`. With `cognitoEmail: ses` the user pool sends from our identity: CloudFormation
  * refuses a user pool whose identity is not verified, and in the SES sandbox every sign-up code to
  * an unverified address would be refused, so both stop the deploy. An imported identity that does
  * not exist or is not verified only makes invites fail: a warning.
  */
-export async function mailFindings(ses: SESv2Client, context: ServiceContext): Promise<PreflightFindings> {
+export async function mailFindings(
+  { ses, ssm }: { ses: SESv2Client; ssm: SSMClient },
+  context: ServiceContext,
+): Promise<PreflightFindings> {
   const refusals: string[] = [];
   const warnings: string[] = [];
   const identity = await ses
@@ -50,6 +102,15 @@ export async function mailFindings(ses: SESv2Client, context: ServiceContext): P
       throw error;
     });
   const verified = identity?.VerifiedForSendingStatus === true;
+  if (
+    context.sesIdentityMode === 'create' &&
+    identity &&
+    !(await createdByThisStage(ssm, context, identity))
+  ) {
+    refusals.push(
+      `sesIdentityMode is create, but the SES identity ${context.sesIdentity} already exists in this account and region (${verified ? 'verified' : 'not verified'}), and CloudFormation cannot create it again: set "sesIdentityMode": "import" in stages/${context.stage}.json to send from it as it is`,
+    );
+  }
   if (context.cognitoEmail === 'ses') {
     if (!verified) {
       refusals.push(
@@ -69,6 +130,31 @@ export async function mailFindings(ses: SESv2Client, context: ServiceContext): P
     );
   }
   return { refusals, warnings };
+}
+
+/**
+ * The managed login's Cognito domain cannot change: a user pool has one domain, and CloudFormation
+ * replaces a domain by creating the new one first, which the pool refuses, so the update fails
+ * after minutes. The stateful stack writes the prefix it gave (`cognito-domain-prefix`); a setting
+ * that would change it is refused here. The parameter's ARN names the account, which the default
+ * prefix holds.
+ */
+export async function signInDomainFindings(
+  ssm: SSMClient,
+  context: ServiceContext,
+): Promise<PreflightFindings> {
+  const refusals: string[] = [];
+  if (context.externalIssuer || context.consoleSignIn !== 'hosted') return { refusals, warnings: [] };
+  const deployed = await deployedParameter(ssm, parameterName(context.stage, 'cognito-domain-prefix'));
+  const account = deployed?.arn?.split(':')[4];
+  const wanted =
+    context.cognitoDomainPrefix ?? (account ? defaultCognitoDomainPrefix(context.stage, account) : undefined);
+  if (deployed?.value !== undefined && wanted !== undefined && wanted !== deployed.value) {
+    refusals.push(
+      `cognitoDomainPrefix ${wanted} would change the managed login's domain, but the deployed user pool keeps the one it has (${deployed.value}) and CloudFormation would fail the update: set "cognitoDomainPrefix": "${deployed.value}" in stages/${context.stage}.json`,
+    );
+  }
+  return { refusals, warnings: [] };
 }
 
 /** Whether a certificate name (`api.example.com`, or `*.example.com` for one label) covers the domain. */
@@ -184,7 +270,10 @@ async function certificateUseFindings({
   return { refusals, warnings };
 }
 
-/** Account checks through the AWS APIs: CDK bootstrap, the Lambda concurrency quota, SES, certificates. */
+/**
+ * Account checks through the AWS APIs: CDK bootstrap, the Lambda concurrency quota, SES, the
+ * managed login's domain, certificates.
+ */
 export async function accountFindings(
   clients: {
     lambda: LambdaClient;
@@ -213,10 +302,13 @@ export async function accountFindings(
       `the account runs at most ${quota} Lambda functions at once, below the ${admitted} concurrent requests the stage's throttle admits (2 APIs × throttleBurst ${context.throttle.burstLimit}): requests beyond it fail with 503. Ask for more (Service Quotas → AWS Lambda → Concurrent executions) or lower throttleBurst`,
     );
   }
-  const mail = await mailFindings(clients.ses, context);
-  const certificates = await certificateFindings(clients, context, region);
+  const found = [
+    await mailFindings(clients, context),
+    await signInDomainFindings(clients.ssm, context),
+    await certificateFindings(clients, context, region),
+  ];
   return {
-    refusals: [...refusals, ...mail.refusals, ...certificates.refusals],
-    warnings: [...warnings, ...mail.warnings, ...certificates.warnings],
+    refusals: [...refusals, ...found.flatMap((finding) => finding.refusals)],
+    warnings: [...warnings, ...found.flatMap((finding) => finding.warnings)],
   };
 }

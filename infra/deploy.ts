@@ -1,7 +1,8 @@
 /**
- * `npm run deploy -- [--stage NAME] [cdk deploy options]`: deploys every stack of one stage with
+ * `npm run deploy -- --stage NAME [cdk deploy options]`: deploys every stack of one stage with
  * the settings of its checked-in file, `stages/<stage>.json`. Before bundling anything it prints
  * the effective settings and checks credentials, region and the account (infra/deploy-preflight.ts).
+ * The stage is required: without it CDK would deploy `dev`, whose settings are placeholders.
  * Settings given as `-c key=value` are refused: CDK would not remember them, and the next deploy
  * without them would undo what they made.
  */
@@ -16,8 +17,9 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { App } from 'aws-cdk-lib';
+import { usageError } from './command-line.ts';
 import { CLOUDFRONT_CERTIFICATE_REGION } from './console-pages-settings.ts';
-import { accountFindings } from './deploy-preflight.ts';
+import { accountFindings, settingFindings } from './deploy-preflight.ts';
 import { ROOT_DIR } from './local/paths.ts';
 import { ContextError, readServiceContext, type ServiceContext } from './service-context.ts';
 import { readStageSettings, STAGE_NAME, type StageSettingKey, stageSettingsFile } from './stage-settings.ts';
@@ -27,12 +29,36 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
+const COMMAND = {
+  name: 'npm run deploy',
+  usage: `
+Usage: npm run deploy -- --stage NAME [cdk deploy options…]
+
+Deploys every stack of the stage NAME with the settings of stages/NAME.json: prints the effective
+settings, checks the credentials, the region and the account, then runs cdk deploy --all for the
+stage. Options after the stage go to cdk deploy as they are (e.g. --require-approval never).
+
+  --stage NAME   the stage to deploy (required; dev is the local example with placeholder domains)
+  -h, --help     this text
+`,
+};
+
+// Not strict: every option it does not know is cdk deploy's.
 const { values } = parseArgs({
-  options: { stage: { type: 'string' }, context: { type: 'string', short: 'c', multiple: true } },
+  options: {
+    stage: { type: 'string' },
+    context: { type: 'string', short: 'c', multiple: true },
+    help: { type: 'boolean', short: 'h' },
+  },
   allowPositionals: true,
   strict: false,
 });
-const stage = typeof values.stage === 'string' ? values.stage : 'dev';
+if (values.help === true) {
+  process.stdout.write(`${COMMAND.usage.trim()}\n`);
+  process.exit(0);
+}
+if (typeof values.stage !== 'string') usageError(COMMAND, '--stage is required, e.g. --stage prod');
+const stage = values.stage;
 if (!STAGE_NAME.test(stage)) fail(`--stage "${stage}" must be a stage name such as prod`);
 if (values.context) {
   fail(
@@ -99,6 +125,7 @@ if (uncommitted.status === 0 && uncommitted.stdout.trim() !== '') {
     `warning: ${relative(ROOT_DIR, file)} has changes that are not committed: commit it, so that the next deploy, from any clone, repeats this one`,
   );
 }
+for (const warning of settingFindings(context).warnings) console.log(`warning: ${warning}`);
 
 const lambda = new LambdaClient({});
 try {

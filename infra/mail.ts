@@ -1,4 +1,4 @@
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
 import type { ServiceContext } from './service-context.ts';
@@ -11,6 +11,12 @@ export const mailConfigurationSetName = (stage: string) => `business-platform-${
 
 /** The CloudWatch dimension SES fills with the configuration set's name (an SES auto-tag). */
 export const MAIL_METRIC_DIMENSION = 'ses:configuration-set';
+
+/**
+ * The value of the `ses-identity-created` parameter when the stack creates no identity
+ * (`sesIdentityMode: import`). Identities are domains or addresses, never this word.
+ */
+export const NO_SES_IDENTITY_CREATED = 'none';
 
 /** The ARN of an SES identity, from its name alone: no reference to the stack that creates it. */
 export const sesIdentityArn = (scope: Construct, identity: string) =>
@@ -29,11 +35,16 @@ export const mailConfigurationSetArn = (scope: Construct, stage: string) =>
  * complaints and rejects counted as CloudWatch metrics that the alarms read, and the set's own
  * reputation metrics), and the sender's identity when this stack creates it. For a domain
  * identity the DKIM records to publish are stack outputs.
+ *
+ * A verified identity is kept like the data (`identityRemovalPolicy`): switching to `import` or
+ * to another `sesIdentity` leaves it, and its DKIM records, verified, instead of deleting it.
+ * The stateful stack publishes the identity it created (`ses-identity-created`), so that
+ * `npm run deploy` can tell its own identity from one that existed before (infra/deploy-preflight.ts).
  */
 export class ServiceMail extends Construct {
   readonly configurationSet: ses.ConfigurationSet;
 
-  constructor(scope: Construct, id: string, context: ServiceContext) {
+  constructor(scope: Construct, id: string, context: ServiceContext, identityRemovalPolicy: RemovalPolicy) {
     super(scope, id);
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       configurationSetName: mailConfigurationSetName(context.stage),
@@ -67,6 +78,7 @@ export class ServiceMail extends Construct {
         : ses.Identity.domain(context.sesIdentity),
       configurationSet: this.configurationSet,
     });
+    identity.applyRemovalPolicy(identityRemovalPolicy);
     if (isAddress) return;
     identity.dkimRecords.forEach((record, index) => {
       new CfnOutput(Stack.of(this), `DkimRecord${index + 1}`, {

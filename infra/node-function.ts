@@ -7,9 +7,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundleFiles, writeBundleFilesCommands } from './bundle-files.ts';
 import { BUNDLE_ALIASES, esbuildOptions } from './bundling.ts';
+import { FUNCTION_LOG_RETENTION } from './handler-log-groups.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
 export interface NodeFunctionProps {
+  /** The function's name, from infra/function-name.ts: the stage's prefix and what it does. */
+  functionName: string;
   /** Handler source relative to the repository root. */
   entry: string;
   description: string;
@@ -31,7 +34,7 @@ export class NodeFunction extends Construct {
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
     super(scope, id);
     const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_MONTH,
+      retention: FUNCTION_LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.logGroup = logGroup;
@@ -40,6 +43,7 @@ export class NodeFunction extends Construct {
     logGroup.grantWrite(this.role);
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
+      functionName: props.functionName,
       entry: join(ROOT_DIR, props.entry),
       projectRoot: ROOT_DIR,
       depsLockFilePath: join(ROOT_DIR, 'package-lock.json'),

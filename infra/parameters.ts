@@ -6,7 +6,9 @@ import type { Construct } from 'constructs';
  * cannot change while another stack imports it, so switching the issuer, replacing an API or
  * moving the table would block the deployment. A stack reads a parameter's current value at each
  * of its deployments (a `AWS::SSM::Parameter::Value<String>` parameter), so every stack updates on
- * its own; `cdk deploy --all` deploys the writer first (explicit stack dependencies).
+ * its own; `cdk deploy --all` deploys the writer first (explicit stack dependencies). A few tell
+ * `npm run deploy`'s preflight what the deployed stacks hold (`ses-identity-created`,
+ * `cognito-domain-prefix`: infra/deploy-preflight.ts).
  */
 export type ParameterKey =
   | 'table-name'
@@ -28,7 +30,9 @@ export type ParameterKey =
   | 'console-pages-distribution-id'
   | 'pre-sign-up-function-name'
   | 'post-confirmation-function-name'
-  | 'pre-token-generation-function-name';
+  | 'pre-token-generation-function-name'
+  | 'ses-identity-created'
+  | 'cognito-domain-prefix';
 
 export const parameterName = (stage: string, key: ParameterKey) => `/business-platform/${stage}/${key}`;
 

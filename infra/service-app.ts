@@ -1,9 +1,10 @@
-import { App, Tags, Validations } from 'aws-cdk-lib';
+import { App, Aspects, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { HttpApiStack, RoutesStack, StagesStack } from './api-stack.ts';
 import { ConsolePagesFilesStack, ConsolePagesStack } from './console-pages-stack.ts';
+import { HandlerLogGroups } from './handler-log-groups.ts';
 import { readServiceContext } from './service-context.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
@@ -26,6 +27,8 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
   // Every stack and every resource that takes tags: cost reports and clean-up find the stage by them.
   Tags.of(app).add('service', 'business-platform');
   Tags.of(app).add('stage', context.stage);
+  // CDK's own handler functions get log groups that expire, like ours.
+  Aspects.of(app).add(new HandlerLogGroups());
 
   const pages = context.consolePages
     ? new ConsolePagesStack(app, `${prefix}-ConsolePages`, { context })

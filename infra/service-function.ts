@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import { tableDefinition } from '#lib/db/table.ts';
 import type { RouteDefinition } from '#lib/http/route.ts';
+import { functionName } from './function-name.ts';
 import { mailConfigurationSetArn, mailConfigurationSetName, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 
@@ -132,6 +133,7 @@ export class ServiceFunction extends Construct {
       role,
       logGroup,
     } = new NodeFunction(this, 'Fn', {
+      functionName: functionName(config.stage, route.operationId),
       entry: route.handler,
       description: `${route.method} ${route.path}`,
       timeoutSeconds: functionTimeoutSeconds(route),

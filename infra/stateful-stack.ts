@@ -10,7 +10,8 @@ import { tableDefinition } from '#lib/db/table.ts';
 import { cognitoDomainPrefix } from './cognito-sign-in.ts';
 import { ConsoleKeySet } from './console-key-set.ts';
 import { consoleSite } from './console-site.ts';
-import { mailConfigurationSetName, ServiceMail, sesIdentityArn } from './mail.ts';
+import { functionName } from './function-name.ts';
+import { mailConfigurationSetName, NO_SES_IDENTITY_CREATED, ServiceMail, sesIdentityArn } from './mail.ts';
 import { NodeFunction } from './node-function.ts';
 import { publishParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -51,6 +52,13 @@ const OLD_PHOTO_VERSIONS_DAYS = 30;
  * Everything that holds data and must outlive any deployment of the code: the table, the photo
  * bucket, the secrets, the user pool, the SES identity and configuration set. Other stacks find them through SSM
  * parameters (infra/parameters.ts), never through exports.
+ *
+ * With `retainData`, CloudFormation keeps them when an update or a stack deletion would remove
+ * or replace them. The bucket, the secrets and the SES identity are kept except when the stack
+ * operation that created them fails (`RetainExceptOnCreate`): a failed first deployment takes
+ * them back, and its retry does not find them in its way nor leave them billing. The table and
+ * the user pool are kept always (`Retain`): their deletion protection, which also guards against
+ * a deletion by hand, would make that rollback fail; left empty, they cost nothing.
  */
 export class StatefulStack extends Stack {
   readonly table: dynamodb.TableV2;
@@ -67,7 +75,8 @@ export class StatefulStack extends Stack {
     super(scope, id, props);
     const { context } = props;
     const retain = context.retainData;
-    const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const removalPolicy = retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
+    const protectedRemovalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
       partitionKey: { name: tableDefinition.partitionKey, type: dynamodb.AttributeType.STRING },
@@ -81,7 +90,7 @@ export class StatefulStack extends Stack {
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
       })),
       deletionProtection: retain,
-      removalPolicy,
+      removalPolicy: protectedRemovalPolicy,
     });
 
     this.photosBucket = new s3.Bucket(this, 'Photos', {
@@ -143,13 +152,19 @@ export class StatefulStack extends Stack {
         'Rotation is an operator step with two live keys (current signs, previous is still accepted) so cursors in flight keep working; no rotation Lambda is needed.',
     });
 
-    new ServiceMail(this, 'Mail', context);
+    new ServiceMail(this, 'Mail', context, removalPolicy);
+    publishParameter(
+      this,
+      context.stage,
+      'ses-identity-created',
+      context.sesIdentityMode === 'create' ? context.sesIdentity : NO_SES_IDENTITY_CREATED,
+    );
 
     if (context.externalIssuer) {
       this.consoleIssuer = { ...context.externalIssuer, profile: 'oidc' };
       this.userPool = undefined;
     } else {
-      const { userPool, clientId } = this.consoleUserPool(context, removalPolicy);
+      const { userPool, clientId } = this.consoleUserPool(context, protectedRemovalPolicy);
       this.userPool = userPool;
       this.consoleIssuer = {
         issuer: `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`,
@@ -176,7 +191,7 @@ export class StatefulStack extends Stack {
       stage,
       'jwt-key-set',
       this.userPool
-        ? new ConsoleKeySet(this, 'ConsoleKeySet', { issuer: this.consoleIssuer.issuer }).value
+        ? new ConsoleKeySet(this, 'ConsoleKeySet', { issuer: this.consoleIssuer.issuer, stage }).value
         : NO_KEY_SET,
     );
 
@@ -256,6 +271,7 @@ export class StatefulStack extends Stack {
 
     // Access tokens carry no e-mail; admins and invitees are recognised by it (lib/auth/access-token-email.ts).
     const trigger = new NodeFunction(this, 'PreTokenGeneration', {
+      functionName: functionName(context.stage, 'PreTokenGeneration'),
       entry: 'functions/triggers/pre-token-generation.ts',
       description: 'Cognito Pre Token Generation (V2_0): e-mail claims in access tokens',
       timeoutSeconds: 5,
@@ -311,6 +327,8 @@ export class StatefulStack extends Stack {
         value: domain.baseUrl(),
         description: 'Managed login (hosted UI)',
       });
+      // The pool keeps this domain: npm run deploy refuses a prefix that would change it.
+      publishParameter(this, context.stage, 'cognito-domain-prefix', cognitoDomainPrefix(this, context));
     }
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     return { userPool, clientId: client.userPoolClientId };
@@ -324,6 +342,7 @@ export class StatefulStack extends Stack {
   private addSignUpTriggers(userPool: cognito.UserPool, context: ServiceContext) {
     const environment = { TABLE_NAME: this.table.tableName };
     const preSignUp = new NodeFunction(this, 'PreSignUp', {
+      functionName: functionName(context.stage, 'PreSignUp'),
       entry: 'functions/triggers/pre-sign-up.ts',
       description: 'Cognito Pre Sign-up: admits invited e-mail addresses only',
       timeoutSeconds: 5,
@@ -342,6 +361,7 @@ export class StatefulStack extends Stack {
     publishParameter(this, context.stage, 'pre-sign-up-function-name', preSignUp.function.functionName);
 
     const postConfirmation = new NodeFunction(this, 'PostConfirmation', {
+      functionName: functionName(context.stage, 'PostConfirmation'),
       entry: 'functions/triggers/post-confirmation.ts',
       description: 'Cognito Post Confirmation: pending business memberships become memberships',
       timeoutSeconds: 5,

@@ -27,6 +27,7 @@ describe('the files a function carries beside its code, in its CDK asset', () =>
         [
           name,
           new NodeFunction(stack, name, {
+            functionName: route.operationId,
             entry: route.handler,
             description: route.operationId,
             timeoutSeconds: 10,

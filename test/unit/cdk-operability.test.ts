@@ -287,3 +287,45 @@ describe('operability: signals, alarms, dashboard', () => {
     SYNTH_TIMEOUT,
   );
 });
+
+describe('the dashboard of a stage with a long name', () => {
+  it(
+    "finds the stage's functions by the names they are given, which no stage's length cuts",
+    () => {
+      // 20 characters, the longest a stage may have: CloudFormation would cut the stack's name out
+      // of the function names it makes up.
+      const stage = 'staging-eu-central-1';
+      const app = synthesize({
+        stage,
+        sesSender: 'no-reply@mail.customer.test',
+        consoleUrl: 'https://console.customer.test',
+      });
+      const ours = Object.values(app.resources()).filter(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::Function' &&
+          resource.Properties?.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'business-platform',
+      );
+      // Every route's function, the three Cognito triggers and the key set's fetch.
+      expect(ours).toHaveLength(routeTable.length + 4);
+      const names: string[] = ours.map((fn) => fn.Properties?.FunctionName);
+      for (const name of names) {
+        expect(name).toMatch(/^bp-staging-eu-central-1-[A-Za-z]+$/);
+        expect(name.length, name).toBeLessThanOrEqual(64);
+      }
+      expect(new Set(names).size).toBe(names.length);
+      expect(names).toContain('bp-staging-eu-central-1-getAuthorizationServerMetadata');
+
+      const searches = dashboardBody(app.template('-Stages').toJSON())
+        .widgets.filter((widget) => /functions/i.test(widget.properties.title ?? ''))
+        .flatMap((widget) => widget.properties.metrics ?? [])
+        .map((entry: Json[]) => entry.find((part) => typeof part === 'object')?.expression as string);
+      expect(searches).toHaveLength(3);
+      for (const search of searches) {
+        expect(search).toMatch(
+          /^SORT\(SEARCH\('\{AWS\/Lambda,FunctionName\} MetricName="\w+" "bp-staging-eu-central-1-"'/,
+        );
+      }
+    },
+    SYNTH_TIMEOUT,
+  );
+});

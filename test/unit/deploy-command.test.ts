@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
+import { stageSettingsFile } from '../../infra/stage-settings.ts';
 
 /** `npm run deploy` up to the point where it would need AWS: no credentials reach it here. */
 function deploy(...args: string[]) {
@@ -30,8 +32,50 @@ describe('npm run deploy', () => {
     expect(stderr).toEqual([expect.stringMatching(/^error: no AWS credentials found/)]);
   }, 60_000);
 
+  it('requires --stage, since CDK would otherwise deploy dev and its placeholder domains', () => {
+    const { status, stdout, stderr } = deploy();
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toEqual([
+      'error: --stage is required, e.g. --stage prod (npm run deploy -- --help lists the options)',
+    ]);
+    expect(deploy('--require-approval', 'never').status).toBe(2);
+  }, 60_000);
+
+  it('answers --help with its usage, and does nothing else', () => {
+    for (const help of ['--help', '-h']) {
+      const { status, stdout, stderr } = deploy(help);
+      expect(status).toBe(0);
+      expect(stdout).toMatch(/^Usage: npm run deploy -- --stage NAME \[cdk deploy options…\]$/m);
+      expect(stdout).not.toContain('Stage ');
+      expect(stderr).toEqual(['']);
+    }
+  }, 60_000);
+
+  it('warns, before it needs AWS, that a stage without alarmEmail deploys alarms that notify nobody', () => {
+    const stage = `t-${process.pid}`;
+    const file = stageSettingsFile(stage);
+    const settings = {
+      sesSender: 'no-reply@mail.customer.test',
+      consoleUrl: 'https://console.customer.test',
+    };
+    try {
+      writeFileSync(file, JSON.stringify(settings));
+      const without = deploy('--stage', stage);
+      expect(without.stdout).toContain(
+        `warning: alarmEmail is not set: the stage's alarms will notify nobody. Set "alarmEmail" in stages/${stage}.json`,
+      );
+      expect(without.stderr).toEqual([expect.stringMatching(/^error: no AWS credentials found/)]);
+
+      writeFileSync(file, JSON.stringify({ ...settings, alarmEmail: 'oncall@customer.test' }));
+      expect(deploy('--stage', stage).stdout).not.toContain('alarmEmail is not set');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }, 60_000);
+
   it('refuses settings on the command line, which CDK would not remember', () => {
-    const { status, stderr } = deploy('-c', 'alarmEmail=oncall@example.com');
+    const { status, stderr } = deploy('--stage', 'dev', '-c', 'alarmEmail=oncall@example.com');
     expect(status).toBe(1);
     expect(stderr).toEqual([
       'error: put settings in stages/dev.json instead of -c (CDK does not keep command-line context, so the next deploy would undo them)',

@@ -3,7 +3,12 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { NotFoundException, SESv2Client } from '@aws-sdk/client-sesv2';
 import { ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it, vi } from 'vitest';
-import { accountFindings, CDK_BOOTSTRAP_PARAMETER, certificateCovers } from '../../infra/deploy-preflight.ts';
+import {
+  accountFindings,
+  CDK_BOOTSTRAP_PARAMETER,
+  certificateCovers,
+  settingFindings,
+} from '../../infra/deploy-preflight.ts';
 import { readServiceContext } from '../../infra/service-context.ts';
 import { newApp } from '../support/cdk-app.ts';
 
@@ -48,35 +53,59 @@ interface Account {
   concurrency: number;
   /** The SES identity: missing, or its verification state. */
   identity?: 'missing' | 'pending' | 'verified';
+  /** The configuration set the identity sends through by default, if any. */
+  identityConfigurationSet?: string;
   sesProductionAccess?: boolean;
+  /** SSM parameters the deployed stacks wrote, by name: what an earlier deploy left. */
+  deployed?: Record<string, string>;
   /** ACM's DescribeCertificate answer by certificate ARN; an ARN not listed does not exist. */
   certificates?: Record<string, Record<string, unknown>>;
   /** Every certificate ARN ACM was asked about, in order. */
   asked?: string[];
 }
 
+const ACCOUNT_ID = '123456789012';
+
 const clients = ({
   bootstrapped,
   concurrency,
-  identity = 'verified',
+  identity = 'missing',
+  identityConfigurationSet,
   sesProductionAccess = true,
+  deployed = {},
   certificates = {},
   asked = [],
 }: Account) => ({
   lambda: answeredAsAwsWould(new LambdaClient({ region: 'eu-west-1' }), () => ({
     AccountLimit: { ConcurrentExecutions: concurrency, UnreservedConcurrentExecutions: concurrency },
   })),
-  ssm: answeredAsAwsWould(new SSMClient({ region: 'eu-west-1' }), (_command, input) => {
-    expect(input.Name).toBe(CDK_BOOTSTRAP_PARAMETER);
-    return bootstrapped
-      ? { Parameter: { Name: CDK_BOOTSTRAP_PARAMETER, Value: '30' } }
-      : new ParameterNotFound({ message: 'not found', $metadata: {} });
+  ssm: answeredAsAwsWould(new SSMClient({ region: 'eu-west-1' }), (command, input) => {
+    expect(command).toBe('GetParameterCommand');
+    const name = String(input.Name);
+    const parameters: Record<string, string> = {
+      ...deployed,
+      ...(bootstrapped ? { [CDK_BOOTSTRAP_PARAMETER]: '30' } : {}),
+    };
+    const value = parameters[name];
+    return value === undefined
+      ? new ParameterNotFound({ message: 'not found', $metadata: {} })
+      : {
+          Parameter: {
+            Name: name,
+            Value: value,
+            ARN: `arn:aws:ssm:eu-west-1:${ACCOUNT_ID}:parameter${name}`,
+          },
+        };
   }),
   ses: answeredAsAwsWould(new SESv2Client({ region: 'eu-west-1' }), (command) => {
     if (command === 'GetAccountCommand') return { ProductionAccessEnabled: sesProductionAccess };
     if (identity === 'missing')
       return new NotFoundException({ message: 'Email identity does not exist.', $metadata: {} });
-    return { IdentityType: 'DOMAIN', VerifiedForSendingStatus: identity === 'verified' };
+    return {
+      IdentityType: 'DOMAIN',
+      VerifiedForSendingStatus: identity === 'verified',
+      ...(identityConfigurationSet ? { ConfigurationSetName: identityConfigurationSet } : {}),
+    };
   }),
   acm: acmIn('eu-west-1', certificates, asked),
   cloudFrontAcm: acmIn('us-east-1', certificates, asked),
@@ -84,6 +113,32 @@ const clients = ({
 
 // npm run deploy reads the settings before CDK's CLI could tell the app a region: none is known.
 vi.stubEnv('CDK_DEFAULT_REGION', '');
+
+describe('deploy preflight, the settings alone', () => {
+  const stage = (settings: Record<string, string>) =>
+    readServiceContext(
+      newApp({
+        stage: 'prod',
+        sesSender: 'no-reply@mail.customer.test',
+        consoleUrl: 'https://console.customer.test',
+        ...settings,
+      }),
+    );
+
+  it('warns outside dev that a stage without alarmEmail deploys alarms that notify nobody', () => {
+    expect(settingFindings(stage({}))).toEqual({
+      refusals: [],
+      warnings: [
+        `alarmEmail is not set: the stage's alarms will notify nobody. Set "alarmEmail" in stages/prod.json (and confirm the mail SNS sends), or subscribe to the alarms topic yourself`,
+      ],
+    });
+    expect(settingFindings(stage({ alarmEmail: 'oncall@customer.test' }))).toEqual({
+      refusals: [],
+      warnings: [],
+    });
+    expect(settingFindings(readServiceContext(newApp()))).toEqual({ refusals: [], warnings: [] });
+  });
+});
 
 describe('deploy preflight, against the account', () => {
   const context = readServiceContext(newApp());
@@ -117,8 +172,10 @@ describe('deploy preflight, against the account', () => {
         sesIdentity: 'mail.customer.test',
       }),
     );
+    // The identity the stage's stateful stack created on its first deploy.
+    const deployed = { '/business-platform/dev/ses-identity-created': 'mail.customer.test' };
     const pending = await accountFindings(
-      clients({ bootstrapped: true, concurrency: 1000, identity: 'pending' }),
+      clients({ bootstrapped: true, concurrency: 1000, identity: 'pending', deployed }),
       sesMail,
       'eu-west-1',
     );
@@ -127,7 +184,13 @@ describe('deploy preflight, against the account', () => {
     ]);
 
     const sandboxed = await accountFindings(
-      clients({ bootstrapped: true, concurrency: 1000, sesProductionAccess: false }),
+      clients({
+        bootstrapped: true,
+        concurrency: 1000,
+        identity: 'verified',
+        deployed,
+        sesProductionAccess: false,
+      }),
       sesMail,
       'eu-west-1',
     );
@@ -155,6 +218,100 @@ describe('deploy preflight, against the account', () => {
     expect(warnings).toEqual([
       expect.stringMatching(/identity mail.customer.test is not in this account and region/),
     ]);
+  });
+
+  describe('an SES identity the account already has, with sesIdentityMode create', () => {
+    const create = readServiceContext(
+      newApp({ sesSender: 'no-reply@mail.customer.test', sesIdentity: 'mail.customer.test' }),
+    );
+    const findings = (account: Omit<Account, 'bootstrapped' | 'concurrency'>, context = create) =>
+      accountFindings(clients({ bootstrapped: true, concurrency: 1000, ...account }), context, 'eu-west-1');
+    const REFUSAL =
+      'sesIdentityMode is create, but the SES identity mail.customer.test already exists in this account and region (verified), and CloudFormation cannot create it again: set "sesIdentityMode": "import" in stages/dev.json to send from it as it is';
+
+    it('is refused on a first deploy, naming import; import takes it as it is', async () => {
+      expect((await findings({ identity: 'verified' })).refusals).toEqual([REFUSAL]);
+      const imported = readServiceContext(
+        newApp({
+          sesSender: 'no-reply@mail.customer.test',
+          sesIdentity: 'mail.customer.test',
+          sesIdentityMode: 'import',
+        }),
+      );
+      expect(await findings({ identity: 'verified' }, imported)).toEqual({ refusals: [], warnings: [] });
+    });
+
+    it("is the stack's own on a second deploy of the stage: not refused", async () => {
+      const deployed = { '/business-platform/dev/ses-identity-created': 'mail.customer.test' };
+      expect(await findings({ identity: 'pending', deployed })).toEqual({ refusals: [], warnings: [] });
+      expect(await findings({ identity: 'verified', deployed })).toEqual({ refusals: [], warnings: [] });
+    });
+
+    it('is refused when the deployed stack created another identity, or none (kept from before an import)', async () => {
+      for (const created of ['mail.elsewhere.test', 'none']) {
+        const deployed = { '/business-platform/dev/ses-identity-created': created };
+        expect((await findings({ identity: 'verified', deployed })).refusals, created).toEqual([REFUSAL]);
+      }
+      // The identity still carries the stage's configuration set: the parameter has the last word.
+      const retained = {
+        identity: 'verified' as const,
+        identityConfigurationSet: 'business-platform-dev',
+        deployed: { '/business-platform/dev/ses-identity-created': 'none' },
+      };
+      expect((await findings(retained)).refusals).toEqual([REFUSAL]);
+    });
+
+    it('is known by its configuration set when the stateful stack predates the parameter', async () => {
+      expect(
+        await findings({ identity: 'verified', identityConfigurationSet: 'business-platform-dev' }),
+      ).toEqual({ refusals: [], warnings: [] });
+      expect(
+        (await findings({ identity: 'verified', identityConfigurationSet: 'business-platform-prod' }))
+          .refusals,
+      ).toEqual([REFUSAL]);
+    });
+  });
+
+  describe("the managed login's domain, which a user pool cannot change", () => {
+    const PARAMETER = '/business-platform/dev/cognito-domain-prefix';
+    const findings = (deployed: Record<string, string>, settings: Record<string, string> = {}) =>
+      accountFindings(
+        clients({ bootstrapped: true, concurrency: 1000, deployed }),
+        readServiceContext(newApp(settings)),
+        'eu-west-1',
+      );
+
+    it('refuses a prefix other than the deployed one', async () => {
+      expect(
+        (await findings({ [PARAMETER]: 'customer-sign-in' }, { cognitoDomainPrefix: 'customer-login' }))
+          .refusals,
+      ).toEqual([
+        'cognitoDomainPrefix customer-login would change the managed login\'s domain, but the deployed user pool keeps the one it has (customer-sign-in) and CloudFormation would fail the update: set "cognitoDomainPrefix": "customer-sign-in" in stages/dev.json',
+      ]);
+    });
+
+    it('refuses setting a prefix over the default one, and dropping a prefix for the default', async () => {
+      const byDefault = `business-platform-dev-${ACCOUNT_ID}`;
+      expect(
+        (await findings({ [PARAMETER]: byDefault }, { cognitoDomainPrefix: 'customer-login' })).refusals,
+      ).toEqual([expect.stringContaining(`keeps the one it has (${byDefault})`)]);
+      expect((await findings({ [PARAMETER]: 'customer-login' })).refusals).toEqual([
+        expect.stringContaining(`cognitoDomainPrefix ${byDefault} would change the managed login's domain`),
+      ]);
+    });
+
+    it('lets the same prefix deploy again, set or by default, and any prefix on a first deploy', async () => {
+      const none = { refusals: [], warnings: [] };
+      expect(await findings({ [PARAMETER]: `business-platform-dev-${ACCOUNT_ID}` })).toEqual(none);
+      expect(
+        await findings({ [PARAMETER]: 'customer-login' }, { cognitoDomainPrefix: 'customer-login' }),
+      ).toEqual(none);
+      expect(await findings({}, { cognitoDomainPrefix: 'customer-login' })).toEqual(none);
+      // Without managed login the stack keeps no domain.
+      expect(
+        await findings({ [PARAMETER]: 'customer-login' }, { consoleSignIn: 'srp', cognitoDomainPrefix: 'x' }),
+      ).toEqual(none);
+    });
   });
 
   it('refuses an account that is not bootstrapped for CDK', async () => {
