@@ -66,20 +66,29 @@ export const randomLoopbackAddress = () =>
   `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
 
 /** POST JSON from a chosen local address (fetch cannot choose one). */
-export function postJsonFrom(
+export function postJsonFrom(localAddress: string, path: string, json: unknown) {
+  return postFrom(localAddress, path, 'application/json', JSON.stringify(json));
+}
+
+/** POST a form (the token and revocation endpoints' body) from a chosen local address. */
+export function postFormFrom(localAddress: string, path: string, form: Record<string, string>) {
+  return postFrom(localAddress, path, 'application/x-www-form-urlencoded', String(new URLSearchParams(form)));
+}
+
+function postFrom(
   localAddress: string,
   path: string,
-  json: unknown,
+  contentType: string,
+  body: string,
 ): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: ApiResponse['body'];
 }> {
-  const body = JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       new URL(path, baseUrl()),
-      { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
+      { method: 'POST', localAddress, headers: { 'content-type': contentType } },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
