@@ -116,10 +116,10 @@ export const oauthRoutes = {
     handler: 'functions/oauth/authorize.ts',
     summary: 'Start authorization: 302 to the console consent page, or an error redirect or page',
     description:
-      'Answers 302 to `<consoleUrl>/oauth/consent?request_id=…` on success. A failure is an HTML error page (400) while the client or redirect URI is not trusted, and always for a client nobody vetted (dynamically registered, or a Client ID Metadata Document: no open redirector, RFC 9700 §4.11.2); a pre-registered client gets an RFC 6749 error redirect (with `state` and `iss`) once its redirect URI is known. A scope outside those the client registered is `invalid_scope`.',
+      'Answers 302 to `<consoleUrl>/oauth/consent?request_id=…` on success. A failure is an HTML error page (400) while the client or redirect URI is not trusted, and always for a client nobody vetted (dynamically registered, or a Client ID Metadata Document: no open redirector, RFC 9700 §4.11.2); a pre-registered client gets an RFC 6749 error redirect (with `state` and `iss`) once its redirect URI is known. A scope outside those the client registered is `invalid_scope`. Fetching a Client ID Metadata Document is limited per source and per host: past a limit the error page comes with 429 and `retry-after`, and nothing is fetched.',
     successStatus: 200,
     request: { query: AuthorizeQuery },
-    errors: [400],
+    errors: [400, 429],
     permissions: { table: 'readwrite' },
     throttle: 'strict',
   },
