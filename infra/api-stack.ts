@@ -119,9 +119,6 @@ export class StagesStack extends Stack {
       // one bucket per route shared by every caller, so the token routes' is sized for every
       // assistant at once and only the routes called once per connection stay strict.
       const throttles = { token: context.tokenThrottle, strict: context.strictThrottle };
-      const throttled = props.routes.filter(
-        (route) => route.throttle !== undefined && apiSurfaces(route).includes(surface),
-      );
       const stage = new apigw.CfnStage(this, `${surface}Stage`, {
         apiId,
         stageName: '$default',
@@ -132,12 +129,15 @@ export class StagesStack extends Stack {
           detailedMetricsEnabled: false,
         },
         routeSettings: Object.fromEntries(
-          throttled.map((route) => {
-            const throttle = throttles[route.throttle ?? 'strict'];
+          props.routes.flatMap((route) => {
+            if (!route.throttle || !apiSurfaces(route).includes(surface)) return [];
+            const throttle = throttles[route.throttle];
             return [
-              `${route.method} ${route.path}`,
-              // Plain JSON in CloudFormation's schema, so CloudFormation's own casing.
-              { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+              [
+                `${route.method} ${route.path}`,
+                // Plain JSON in CloudFormation's schema, so CloudFormation's own casing.
+                { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+              ],
             ];
           }),
         ),
