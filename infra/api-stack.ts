@@ -115,10 +115,10 @@ export class StagesStack extends Stack {
         retention: logs.RetentionDays.THREE_MONTHS,
       });
       addAccessLogSignals(accessLogs, surface, accessLogs, context.stage);
-      // Unauthenticated routes of the OAuth server get stricter limits than the stage's default.
-      const strict = props.routes.filter(
-        (route) => route.auth === 'none' && apiSurfaces(route).includes(surface),
-      );
+      // Routes anyone may call get the throttle their row names (lib/http/route.ts, `throttle`):
+      // one bucket per route shared by every caller, so the token routes' is sized for every
+      // assistant at once and only the routes called once per connection stay strict.
+      const throttles = { token: context.tokenThrottle, strict: context.strictThrottle };
       const stage = new apigw.CfnStage(this, `${surface}Stage`, {
         apiId,
         stageName: '$default',
@@ -129,14 +129,17 @@ export class StagesStack extends Stack {
           detailedMetricsEnabled: false,
         },
         routeSettings: Object.fromEntries(
-          strict.map((route) => [
-            `${route.method} ${route.path}`,
-            // Plain JSON in CloudFormation's schema, so CloudFormation's own casing.
-            {
-              ThrottlingRateLimit: context.oauthThrottle.rateLimit,
-              ThrottlingBurstLimit: context.oauthThrottle.burstLimit,
-            },
-          ]),
+          props.routes.flatMap((route) => {
+            if (!route.throttle || !apiSurfaces(route).includes(surface)) return [];
+            const throttle = throttles[route.throttle];
+            return [
+              [
+                `${route.method} ${route.path}`,
+                // Plain JSON in CloudFormation's schema, so CloudFormation's own casing.
+                { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+              ],
+            ];
+          }),
         ),
         accessLogSettings: {
           destinationArn: accessLogs.logGroupArn,

@@ -90,7 +90,8 @@ try {
 // The settings file's keys behind each effective setting, where their names differ.
 const SETTINGS_BEHIND: Partial<Record<keyof ServiceContext, readonly StageSettingKey[]>> = {
   throttle: ['throttleRate', 'throttleBurst'],
-  oauthThrottle: ['oauthThrottleRate', 'oauthThrottleBurst'],
+  tokenThrottle: ['tokenThrottleRate', 'tokenThrottleBurst'],
+  strictThrottle: ['strictThrottleRate', 'strictThrottleBurst'],
   externalIssuer: ['issuer', 'issuerAudience'],
   assistantDomain: ['domainName', 'certificateArn'],
   consoleApiDomain: ['consoleApiDomainName', 'consoleCertificateArn'],

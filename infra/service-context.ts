@@ -51,8 +51,10 @@ export interface ServiceContext {
   mcpAllowedOrigins: string[] | undefined;
   retainData: boolean;
   throttle: { rateLimit: number; burstLimit: number };
-  /** The unauthenticated OAuth endpoints (register, token, revoke, authorize, discovery). */
-  oauthThrottle: { rateLimit: number; burstLimit: number };
+  /** Routes every connected assistant calls all along: token, revoke, discovery, JWKS (route `throttle: 'token'`). */
+  tokenThrottle: { rateLimit: number; burstLimit: number };
+  /** Unauthenticated routes called once per connection or never: register, authorize, /openapi.json. */
+  strictThrottle: { rateLimit: number; burstLimit: number };
   /** E-mail address the alarms notify (SNS subscription); none when unset. */
   alarmEmail: string | undefined;
   /** The address that may sign up before any platform admin exists, to become the first one. */
@@ -178,9 +180,15 @@ export function readServiceContext(app: App): ServiceContext {
     // Data outlives the stack unless a throwaway deployment says otherwise.
     retainData: flag('retainData', true),
     throttle: { rateLimit: defaultRate, burstLimit: positive('throttleBurst', defaultRate * 2) },
-    oauthThrottle: {
-      rateLimit: positive('oauthThrottleRate', 5),
-      burstLimit: positive('oauthThrottleBurst', 10),
+    // Sized for every connected assistant at once (docs/decisions.md, 'Production on AWS'): one
+    // caller must not fill the bucket all assistants share; per-caller limits live in the functions.
+    tokenThrottle: {
+      rateLimit: positive('tokenThrottleRate', 200),
+      burstLimit: positive('tokenThrottleBurst', 100),
+    },
+    strictThrottle: {
+      rateLimit: positive('strictThrottleRate', 5),
+      burstLimit: positive('strictThrottleBurst', 10),
     },
     alarmEmail: raw('alarmEmail'),
     bootstrapAdminEmail,

@@ -38,8 +38,10 @@ export const STAGE_SETTING_KEYS = [
   'retainData',
   'throttleRate',
   'throttleBurst',
-  'oauthThrottleRate',
-  'oauthThrottleBurst',
+  'tokenThrottleRate',
+  'tokenThrottleBurst',
+  'strictThrottleRate',
+  'strictThrottleBurst',
   'alarmEmail',
   'bootstrapAdminEmail',
 ] as const;

@@ -11,10 +11,16 @@ const REDIRECT_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-r
 export const handler = httpHandler(
   oauthRoutes.authorizeOAuthClient,
   publicAccess,
-  async ({ query }): Promise<HandlerOutput> => {
-    const outcome = await authorize(query);
+  async ({ query, principal }): Promise<HandlerOutput> => {
+    const outcome = await authorize(query, principal.sourceIp);
     if (outcome.kind === 'redirect') {
       return { raw: { statusCode: 302 }, headers: { ...REDIRECT_HEADERS, location: outcome.location } };
+    }
+    if (outcome.retryAfterSeconds !== undefined) {
+      return {
+        raw: { statusCode: 429, body: errorPage(outcome.message) },
+        headers: { ...ERROR_PAGE_HEADERS, 'retry-after': String(outcome.retryAfterSeconds) },
+      };
     }
     return { raw: { statusCode: 400, body: errorPage(outcome.message) }, headers: ERROR_PAGE_HEADERS };
   },

@@ -147,7 +147,10 @@ export class OAuthError extends HttpError {
 }
 
 export class RateLimitedError extends HttpError {
-  constructor(message: string, retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(429, 'RATE_LIMITED', message, undefined, { 'retry-after': String(retryAfterSeconds) });
   }
 }

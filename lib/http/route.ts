@@ -58,6 +58,14 @@ export interface RouteDefinition {
    * server answers POST only: no server-sent event streams, no sessions to delete).
    */
   rejectsMethods?: ('GET' | 'DELETE')[];
+  /**
+   * The stage's route throttle for a route anyone may call (infra/api-stack.ts; every `auth: 'none'`
+   * route names one, and only those do): 'token' for what every connected assistant calls all along
+   * (token, revoke, discovery, JWKS), sized for all of them at once; 'strict' for what a caller
+   * needs once per connection or never (registration, authorize, the OpenAPI document). Abuse by
+   * one caller is limited inside the functions, per source and per client (docs/security.md).
+   */
+  throttle?: 'strict' | 'token';
   /** The OAuth scope an assistant's access token needs for this operation (edits API). */
   oauthScope?: 'edits:read' | 'edits:write';
   /**

@@ -4,6 +4,7 @@ import { requiredEnv } from '#lib/config/env.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
+import { RateLimitedError } from '#lib/http/errors.ts';
 import { isClientMetadataUrl, metadataUrlProblem } from '#lib/oauth/client-metadata-document.ts';
 import { grantedScopes } from '#lib/oauth/client-scopes.ts';
 import { CLIENT_SOURCES, type ClientSource, clientSource } from '#lib/oauth/client-source.ts';
@@ -29,7 +30,8 @@ import * as z from '#lib/validation/zod.ts';
  */
 export type AuthorizeOutcome =
   | { kind: 'redirect'; location: string }
-  | { kind: 'error-page'; message: string };
+  /** With `retryAfterSeconds` when a limit refused the request (a 429). */
+  | { kind: 'error-page'; message: string; retryAfterSeconds?: number };
 
 export interface AuthorizeParams {
   response_type?: string | undefined;
@@ -82,13 +84,24 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_CLIENT_ID_LENGTH = 1000;
 const consoleUrl = () => requiredEnv('CONSOLE_URL').replace(/\/+$/, '');
 
-export async function authorize(params: AuthorizeParams): Promise<AuthorizeOutcome> {
+/** `sourceIp` is the caller's: fetches of metadata documents are limited per source. */
+export async function authorize(params: AuthorizeParams, sourceIp: string): Promise<AuthorizeOutcome> {
   const { client_id: clientId, redirect_uri: requestedRedirect } = params;
   if (!clientId) return errorPage('The request names no client_id.');
   if (clientId.length > MAX_CLIENT_ID_LENGTH) return errorPage('The client_id is too long.');
   const urlProblem = isClientMetadataUrl(clientId) ? metadataUrlProblem(clientId) : undefined;
   if (urlProblem) return errorPage(`The client_id ${urlProblem}.`);
-  const client = await resolveClient(clientId);
+  let client: OAuthClient | undefined;
+  try {
+    client = await resolveClient(clientId, sourceIp);
+  } catch (error) {
+    if (!(error instanceof RateLimitedError)) throw error;
+    return {
+      kind: 'error-page',
+      message: `${error.message}; this client's was not fetched. Try again in ${error.retryAfterSeconds} seconds.`,
+      retryAfterSeconds: error.retryAfterSeconds,
+    };
+  }
   if (!client) {
     return errorPage(
       'The client is unknown: it is not registered, or its client metadata document could not be used.',

@@ -2,8 +2,9 @@ import { hasFragment, hasUserinfo } from '#lib/oauth/redirect-uris.ts';
 
 /**
  * What a client_id in URL form must look like before its Client ID Metadata Document is fetched:
- * https, a path below the root, no fragment (not even an empty `#`), no userinfo, and no dot
- * segments, plain or percent-encoded. A URL's parser removes dot segments and an empty fragment
+ * https, a path below the root, no fragment (not even an empty `#`), no userinfo, no dot
+ * segments, plain or percent-encoded, and no query (not even an empty `?`): a query the server
+ * ignores makes the same document a new URL at will, each one fetched and cached anew. A URL's parser removes dot segments and an empty fragment
  * silently, so the rules read the string as sent: `https://a.example/x/../y` would otherwise be
  * fetched as `https://a.example/y`, a document its author never published under that name.
  * `httpOrigins` are origins the caller may fetch over plain http (the SSRF guard's test
@@ -28,5 +29,6 @@ export function clientMetadataUrlProblem(
   if (rawPath.replace(/^[/\\]+/, '') === '' || url.pathname === '/') {
     return 'must have a path: the document lives below the site, not at its root';
   }
+  if (clientId.includes('?')) return 'must not contain a query string (?)';
   return undefined;
 }

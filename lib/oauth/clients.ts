@@ -70,12 +70,13 @@ const isExpired = (item: Record<string, unknown>) =>
 
 /**
  * The client behind a client_id, or undefined when there is none, it was revoked, or its URL is
- * blocked (a blocked URL is never fetched).
+ * blocked (a blocked URL is never fetched). `sourceIp` is the caller's, whose document fetches are
+ * limited (client-metadata-document.ts: a refused fetch is a RateLimitedError).
  */
-export async function resolveClient(clientId: string): Promise<OAuthClient | undefined> {
+export async function resolveClient(clientId: string, sourceIp: string): Promise<OAuthClient | undefined> {
   if (isClientMetadataUrl(clientId)) {
     if (await isClientBlocked(clientId)) return undefined;
-    return fetchClientMetadataDocument(clientId);
+    return fetchClientMetadataDocument(clientId, sourceIp);
   }
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.oauthClient(clientId) }),

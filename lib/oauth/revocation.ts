@@ -14,6 +14,7 @@ import { createLocalJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
+import { admitClient } from '#lib/oauth/endpoint-limits.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { CLOCK_TOLERANCE_SECONDS, liveKeys } from '#lib/oauth/key-schedule.ts';
 import { readPublishedKeys } from '#lib/oauth/published-keys.ts';
@@ -47,6 +48,7 @@ export async function revokeToken(request: RevocationRequest): Promise<void> {
   if (owner.client_id !== request.client_id) {
     throw new OAuthError('invalid_grant', 'The token was issued to another client; nothing was revoked');
   }
+  await admitClient('revoke', owner.client_id);
   await revokeGrant(owner.grant_id);
   securityEvent('grant_revoked_by_client', owner);
 }

@@ -4,6 +4,7 @@ import type { JWK } from 'jose';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
+import { admitClient } from '#lib/oauth/endpoint-limits.ts';
 import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
@@ -52,13 +53,17 @@ export interface TokenRequest {
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-export async function issueTokens(request: TokenRequest) {
-  if (request.grant_type === 'authorization_code') return exchangeCode(request);
-  if (request.grant_type === 'refresh_token') return refresh(request);
+/**
+ * `admitted` is the caller's source count (lib/oauth/endpoint-limits.ts), started before this runs:
+ * it goes out beside the first read and is awaited before anything is written.
+ */
+export async function issueTokens(request: TokenRequest, admitted: Promise<void> = Promise.resolve()) {
+  if (request.grant_type === 'authorization_code') return exchangeCode(request, admitted);
+  if (request.grant_type === 'refresh_token') return refresh(request, admitted);
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
 }
 
-async function exchangeCode(request: TokenRequest) {
+async function exchangeCode(request: TokenRequest, admitted: Promise<void>) {
   const { code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } = request;
   const missing = Object.entries({
     code,
@@ -72,9 +77,10 @@ async function exchangeCode(request: TokenRequest) {
   const codeKey = keys.oauthCode(hashSecret(code as string));
   // The signing key does not depend on the code: its reads go out beside the code's.
   const signingKey = signingKeyAhead();
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: codeKey, ConsistentRead: true }),
-  );
+  const [{ Item }] = await Promise.all([
+    dynamo.send(new GetCommand({ TableName: tableName, Key: codeKey, ConsistentRead: true })),
+    admitted,
+  ]);
   if (!Item) throw invalidGrant('The code is not valid');
   const stored = authorizationCodeItem.fromItem(Item);
   if (stored.used_at) {
@@ -212,18 +218,21 @@ function clientStillAllowed(code: CodeItem) {
   };
 }
 
-async function refresh(request: TokenRequest) {
+async function refresh(request: TokenRequest, admitted: Promise<void>) {
   if (!request.refresh_token) throw new OAuthError('invalid_request', 'Missing refresh_token');
   if (!request.client_id) throw new OAuthError('invalid_request', 'Missing client_id');
   // The signing key does not depend on the token: its reads go out beside the token's.
   const signingKey = signingKeyAhead();
-  const { Item } = await dynamo.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: keys.oauthRefreshToken(hashSecret(request.refresh_token)),
-      ConsistentRead: true,
-    }),
-  );
+  const [{ Item }] = await Promise.all([
+    dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.oauthRefreshToken(hashSecret(request.refresh_token)),
+        ConsistentRead: true,
+      }),
+    ),
+    admitted,
+  ]);
   const token = Item && refreshTokenItem.fromItem(Item);
   if (!token || token.expires_at_epoch <= nowSeconds()) throw invalidGrant('The refresh token is not valid');
   if (request.client_id !== token.client_id) {
@@ -232,7 +241,8 @@ async function refresh(request: TokenRequest) {
   assertSameResource(request.resource, token.resource);
   const scopes = narrowedScopes(request.scope, token.scopes);
 
-  const grant = await readGrant(token.grant_id);
+  // The token is the client's: only now does the request count against the client's budget.
+  const [grant] = await Promise.all([readGrant(token.grant_id), admitClient('token', token.client_id)]);
   if (!grant || grant.revoked_at) throw invalidGrant('The grant was revoked; sign in again');
   const endsAtEpoch = grantEndsAtEpoch(grant);
   if (endsAtEpoch <= nowSeconds()) {

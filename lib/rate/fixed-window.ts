@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import { RateLimitedError } from '#lib/http/errors.ts';
 
 /**
  * A counter per key and window in the table: one conditional UpdateItem per counted request,
@@ -53,4 +54,10 @@ export async function countInWindow(
     }
     throw error;
   }
+}
+
+/** countInWindow for a request that stops at the limit: refused with a 429 and `retry-after`. */
+export async function admitInWindow(limit: FixedWindowLimit, key: string, message: string): Promise<void> {
+  const refused = await countInWindow(limit, key);
+  if (refused) throw new RateLimitedError(message, refused.retryAfterSeconds);
 }

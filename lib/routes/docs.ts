@@ -43,6 +43,7 @@ export const docsRoutes = {
     description:
       "Every operation of the service, its credentials, schemas and errors. Its server URL is the origin the request reached, so a document read from either API's URL names that API.",
     auth: 'none',
+    throttle: 'strict',
     envelope: 'bare',
     successStatus: 200,
     request: { headers: OriginHeaders },

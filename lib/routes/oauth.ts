@@ -18,6 +18,7 @@ const publicOAuth = {
   envelope: 'bare',
   errorFormat: 'oauth',
   permissions: { table: 'read' },
+  throttle: 'token',
 } as const;
 
 /**
@@ -104,6 +105,7 @@ export const oauthRoutes = {
     response: ClientRegistration,
     errors: [400, 429],
     permissions: { table: 'readwrite' },
+    throttle: 'strict',
     maxBodyBytes: 16 * 1024,
   },
   authorizeOAuthClient: {
@@ -114,11 +116,12 @@ export const oauthRoutes = {
     handler: 'functions/oauth/authorize.ts',
     summary: 'Start authorization: 302 to the console consent page, or an error redirect or page',
     description:
-      'Answers 302 to `<consoleUrl>/oauth/consent?request_id=…` on success. A failure is an HTML error page (400) while the client or redirect URI is not trusted, and always for a client nobody vetted (dynamically registered, or a Client ID Metadata Document: no open redirector, RFC 9700 §4.11.2); a pre-registered client gets an RFC 6749 error redirect (with `state` and `iss`) once its redirect URI is known. A scope outside those the client registered is `invalid_scope`.',
+      'Answers 302 to `<consoleUrl>/oauth/consent?request_id=…` on success. A failure is an HTML error page (400) while the client or redirect URI is not trusted, and always for a client nobody vetted (dynamically registered, or a Client ID Metadata Document: no open redirector, RFC 9700 §4.11.2); a pre-registered client gets an RFC 6749 error redirect (with `state` and `iss`) once its redirect URI is known. A scope outside those the client registered is `invalid_scope`. Fetching a Client ID Metadata Document is limited per source and per host: past a limit the error page comes with 429 and `retry-after`, and nothing is fetched.',
     successStatus: 200,
     request: { query: AuthorizeQuery },
-    errors: [400],
+    errors: [400, 429],
     permissions: { table: 'readwrite' },
+    throttle: 'strict',
   },
   issueOAuthToken: {
     ...publicOAuth,
@@ -128,7 +131,7 @@ export const oauthRoutes = {
     handler: 'functions/oauth/issue-token.ts',
     summary: 'Exchange a code or a refresh token for tokens',
     description:
-      'Public clients send `client_id` with every request: a code or refresh token presented by another client is `invalid_grant` and changes nothing. Refresh tokens rotate; the one just replaced stays usable for 30 s, an older one ends its grant. A grant ends 90 days after consent however often it is refreshed. A spent code presented again by its own client (same redirect_uri and PKCE verifier) ends what it issued.',
+      "Public clients send `client_id` with every request: a code or refresh token presented by another client is `invalid_grant` and changes nothing. Refresh tokens rotate; the one just replaced stays usable for 30 s, an older one ends its grant. A grant ends 90 days after consent however often it is refreshed. A spent code presented again by its own client (same redirect_uri and PKCE verifier) ends what it issued. Requests are limited per source address, and per client once the code or refresh token is shown to be that client's: past a limit, 429 `temporarily_unavailable` with `retry-after`.",
     cors: 'any-origin',
     bodyFormat: 'form',
     successStatus: 200,
@@ -141,7 +144,7 @@ export const oauthRoutes = {
       client_id: '…',
     },
     response: TokenResponse,
-    errors: [400],
+    errors: [400, 429],
     permissions: { table: 'readwrite', oauthSigningKey: 'readwrite' },
     maxBodyBytes: 16 * 1024,
   },
@@ -153,13 +156,13 @@ export const oauthRoutes = {
     handler: 'functions/oauth/revoke-token.ts',
     summary: 'Revoke a refresh or access token and its grant (RFC 7009)',
     description:
-      'Either kind of token ends its whole grant: its access tokens are refused at once, its refresh tokens too. `client_id` is required; a token issued to another client is a 400 `invalid_grant` and nothing is revoked. An unknown or unverifiable token is a 200 that changes nothing. `token_type_hint` only orders the lookups.',
+      "Either kind of token ends its whole grant: its access tokens are refused at once, its refresh tokens too. `client_id` is required; a token issued to another client is a 400 `invalid_grant` and nothing is revoked. An unknown or unverifiable token is a 200 that changes nothing. `token_type_hint` only orders the lookups. Requests are limited per source address, and per client once the token is shown to be that client's: past a limit, 429 `temporarily_unavailable` with `retry-after`.",
     cors: 'any-origin',
     bodyFormat: 'form',
     successStatus: 200,
     request: { body: RevokeRequestBody },
     example: { token: 'rt_…', client_id: '…' },
-    errors: [400],
+    errors: [400, 429],
     permissions: { table: 'readwrite' },
     maxBodyBytes: 16 * 1024,
   },

@@ -67,18 +67,6 @@ describe('Client ID Metadata Documents', () => {
     expect(await documentHits(host(), path)).toBe(1);
   });
 
-  it('never caches a failure: a fixed document works on the next try', async () => {
-    const path = `/clients/${randomUUID()}.json`;
-    const clientId = `${host()}${path}`;
-
-    const missing = await startAuthorization({ clientId });
-    await scriptDocument(host(), path, { status: 200, body: document(clientId) });
-    const fixed = await startAuthorization({ clientId });
-
-    expect(missing.response.status).toBe(400);
-    expect(fixed.response.status).toBe(302);
-  });
-
   it.each([
     ['names another client_id', (id: string) => ({ status: 200, body: document(`${id}x`) })],
     [

@@ -9,20 +9,27 @@ declare module 'vitest' {
     documentHost: string;
     /** The same server over https (a certificate the harness trusts). */
     documentHostHttps: string;
+    /** The same server's http on another loopback address: another host. */
+    documentHostOther: string;
   }
 }
 
 /** One harness (and one set of emulators) for the integration run; each test arranges its own tenant. */
 export default async function setup(project: TestProject) {
   const documentHost = await startDocumentHost();
-  // The harness's SSRF guard may fetch from these two loopback origins, and from nothing else
+  // The harness's SSRF guard may fetch from these three loopback origins, and from nothing else
   // local; the harness process trusts the https one's certificate.
-  process.env.SAFE_FETCH_ALLOW = `${documentHost.origin},${documentHost.httpsOrigin}`;
+  process.env.SAFE_FETCH_ALLOW = [
+    documentHost.origin,
+    documentHost.httpsOrigin,
+    documentHost.otherHostOrigin,
+  ].join(',');
   process.env.NODE_EXTRA_CA_CERTS = documentHost.caFile;
   const harness = await startHarnessProcess();
   project.provide('harness', harness.info);
   project.provide('documentHost', documentHost.origin);
   project.provide('documentHostHttps', documentHost.httpsOrigin);
+  project.provide('documentHostOther', documentHost.otherHostOrigin);
   return async () => {
     await harness.stop();
     await documentHost.stop();

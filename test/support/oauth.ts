@@ -66,20 +66,29 @@ export const randomLoopbackAddress = () =>
   `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
 
 /** POST JSON from a chosen local address (fetch cannot choose one). */
-export function postJsonFrom(
+export function postJsonFrom(localAddress: string, path: string, json: unknown) {
+  return postFrom(localAddress, path, 'application/json', JSON.stringify(json));
+}
+
+/** POST a form (the token and revocation endpoints' body) from a chosen local address. */
+export function postFormFrom(localAddress: string, path: string, form: Record<string, string>) {
+  return postFrom(localAddress, path, 'application/x-www-form-urlencoded', String(new URLSearchParams(form)));
+}
+
+function postFrom(
   localAddress: string,
   path: string,
-  json: unknown,
+  contentType: string,
+  body: string,
 ): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: ApiResponse['body'];
 }> {
-  const body = JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       new URL(path, baseUrl()),
-      { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
+      { method: 'POST', localAddress, headers: { 'content-type': contentType } },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -98,6 +107,25 @@ export function postJsonFrom(
   });
 }
 
+/** GET from a chosen local address, answered as fetch answers (fetch cannot choose one). */
+function getFrom(localAddress: string, url: URL): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { localAddress }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          for (const each of [value ?? []].flat()) headers.append(name, each);
+        }
+        resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers }));
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 export interface AuthorizeInput {
   clientId: string;
   redirectUri?: string;
@@ -107,6 +135,8 @@ export interface AuthorizeInput {
   verifier?: string;
   /** Replace or drop (undefined) any query parameter. */
   params?: Record<string, string | undefined>;
+  /** The local address to send from (a caller of its own); fetch's default otherwise. */
+  from?: string;
 }
 
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -130,7 +160,7 @@ export async function startAuthorization(input: AuthorizeInput) {
   const url = new URL('/oauth/authorize', baseUrl());
   for (const [name, value] of Object.entries(params))
     if (value !== undefined) url.searchParams.set(name, value);
-  const response = await fetch(url, { redirect: 'manual' });
+  const response = input.from ? await getFrom(input.from, url) : await fetch(url, { redirect: 'manual' });
   const location = response.headers.get('location') ?? undefined;
   const requestId = location ? (new URL(location).searchParams.get('request_id') ?? undefined) : undefined;
   return { response, location, requestId, verifier, state, body: await response.text() };

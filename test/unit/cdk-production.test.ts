@@ -110,7 +110,7 @@ describe('CDK app, as deployed by default', () => {
     });
   });
 
-  it('throttles every route, and the unauthenticated OAuth routes harder', () => {
+  it('throttles every route; the routes every assistant calls are sized for all of them, the rest of the unauthenticated ones stay strict', () => {
     const stages = ofType(app.template('-Stages').toJSON().Resources, 'AWS::ApiGatewayV2::Stage');
     expect(stages).toHaveLength(2);
     for (const [, stage] of stages) {
@@ -123,13 +123,29 @@ describe('CDK app, as deployed by default', () => {
       {},
       ...stages.map(([, stage]) => stage.Properties?.RouteSettings ?? {}),
     );
-    for (const key of [
+    const assistantsCall = [
       'POST /oauth/token',
-      'POST /oauth/register',
       'POST /oauth/revoke',
-      'GET /oauth/authorize',
-    ]) {
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource/mcp',
+      'GET /.well-known/{proxy+}',
+      'GET /oauth/jwks',
+    ];
+    const strict = ['POST /oauth/register', 'GET /oauth/authorize', 'GET /openapi.json'];
+    for (const key of assistantsCall) {
+      expect(routeSettings[key], key).toEqual({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 100 });
+    }
+    for (const key of strict) {
       expect(routeSettings[key], key).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
+    }
+    // One caller sending junk at 10 a second filled the token route's bucket, which every
+    // assistant's refresh shares: it now holds far more than the registration route's.
+    for (const key of assistantsCall) {
+      for (const limit of ['ThrottlingRateLimit', 'ThrottlingBurstLimit']) {
+        expect(routeSettings[key][limit], `${key} ${limit}`).toBeGreaterThan(
+          routeSettings['POST /oauth/register'][limit],
+        );
+      }
     }
     // Authenticated routes keep the stage default.
     expect(routeSettings['POST /mcp']).toBeUndefined();
@@ -273,6 +289,10 @@ describe('CDK app with other settings', () => {
       retainData: 'false',
       throttleRate: '200',
       throttleBurst: '400',
+      tokenThrottleRate: '500',
+      tokenThrottleBurst: '250',
+      strictThrottleRate: '2',
+      strictThrottleBurst: '4',
     });
   }, SYNTH_TIMEOUT);
 
@@ -323,6 +343,18 @@ describe('CDK app with other settings', () => {
         ThrottlingBurstLimit: 400,
       });
     }
+    const routeSettings = Object.assign(
+      {},
+      ...stages.map(([, stage]) => stage.Properties?.RouteSettings ?? {}),
+    );
+    expect(routeSettings['POST /oauth/token']).toEqual({
+      ThrottlingRateLimit: 500,
+      ThrottlingBurstLimit: 250,
+    });
+    expect(routeSettings['POST /oauth/register']).toEqual({
+      ThrottlingRateLimit: 2,
+      ThrottlingBurstLimit: 4,
+    });
   });
 });
 

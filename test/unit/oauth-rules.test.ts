@@ -130,7 +130,7 @@ describe('client metadata document URLs (client_id)', () => {
   it.each([
     'https://app.example/client.json',
     'https://app.example:8443/oauth/client-metadata.json',
-    'https://app.example/a/b/c?version=2',
+    'https://app.example/a/b/c',
     'https://app.example/..json',
     'https://app.example/.well-known/client',
   ])('accepts %s', (url) => {
@@ -158,6 +158,9 @@ describe('client metadata document URLs (client_id)', () => {
     ['https://app.example/a/.%2e/client.json', /segments/],
     ['https://app.example/%2e/client.json', /segments/],
     ['https://app.example/a\\..\\client.json', /segments/],
+    ['https://app.example/a/b/c?version=2', /query/],
+    ['https://app.example/client.json?', /query/],
+    ['https://app.example/client.json?x=%2F', /query/],
   ])('refuses %s', (url, why) => {
     expect(clientMetadataUrlProblem(url)).toMatch(why);
   });

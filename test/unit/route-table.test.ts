@@ -43,6 +43,13 @@ describe('route table', () => {
     }
   });
 
+  it('gives every route anyone may call a route throttle of its own, and no other route one', () => {
+    for (const route of routeTable) {
+      if (route.auth === 'none') expect(route.throttle, route.operationId).toMatch(/^(strict|token)$/);
+      else expect(route.throttle, route.operationId).toBeUndefined();
+    }
+  });
+
   it('declares a schema for every path parameter', () => {
     for (const route of routeTable) {
       const templated = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1]).sort();
