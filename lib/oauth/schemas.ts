@@ -125,8 +125,13 @@ export const TokenResponse = z.meta(
     access_token: z.string(),
     token_type: z.literal('Bearer'),
     expires_in: z.number(),
-    refresh_token: z.string(),
-    scope: z.string(),
+    refresh_token: z.meta(z.optional(z.string()), {
+      description:
+        'Only when the grant includes `offline_access`; a new one on every refresh (the one used is replaced)',
+    }),
+    scope: z.meta(z.string(), {
+      description: 'The scopes granted, space-separated (`offline_access` among them when it was granted)',
+    }),
   }),
   { id: 'TokenResponse' },
 );

@@ -42,7 +42,7 @@ describe('GET /api/v1/oauth/grants', () => {
     });
     expect(response.body).toEqual({
       grants: [
-        shown(newer, ['edits:read', 'edits:write'], `${baseUrl()}/api/v1/edits`),
+        shown(newer, ['edits:read', 'edits:write', 'offline_access'], `${baseUrl()}/api/v1/edits`),
         shown(older, ['edits:read'], `${baseUrl()}/mcp`),
       ],
     });
