@@ -19,8 +19,17 @@ import * as z from '#lib/validation/zod.ts';
  * console user to read or decide a pending request owns it; to anyone else it does not exist (404).
  * Approving needs the user to hold at least one business; it answers the client's redirect URI with
  * a single-use 60-second code, and denying with error=access_denied, both carrying `state` and
- * `iss`.
+ * `iss`. A denial sends the browser back only to a pre-registered client: anyone can give a
+ * dynamic or metadata-document client any redirect URI, and a denial involves no trust in the
+ * client, so redirecting it would let a link to the console bounce a person to any page. For those
+ * clients the answer has no `redirect_to`, and the console shows the denial with the way back as a
+ * plain link (`client_link`) the person may follow.
  */
+export interface ConsentDecision {
+  redirect_to: string | null;
+  client_link: string | null;
+}
+
 const INELIGIBLE_REASON =
   'You do not manage any business yet: an assistant could not edit anything for you. Ask an owner to add you as an owner or editor.';
 
@@ -54,7 +63,7 @@ export async function decideConsentRequest(
   user: UserPrincipal,
   requestId: string,
   decision: 'approve' | 'deny',
-): Promise<{ redirect_to: string }> {
+): Promise<ConsentDecision> {
   // An approval needs the user to hold a business: asked beside the request's read.
   const eligibility = decision === 'approve' ? startedAhead(holdsAnyBusiness(user.userId)) : undefined;
   const request = await readVisibleRequest(user, requestId);
@@ -80,13 +89,14 @@ export async function decideConsentRequest(
 
   if (decision === 'deny') {
     await writeDecision(user, requestId, [decided]);
-    return {
-      redirect_to: withParams(request.redirect_uri, {
-        error: 'access_denied',
-        error_description: 'The user denied the request',
-        state: request.state,
-      }),
-    };
+    const back = withParams(request.redirect_uri, {
+      error: 'access_denied',
+      error_description: 'The user denied the request',
+      state: request.state,
+    });
+    return request.client_source === 'preregistered'
+      ? { redirect_to: back, client_link: null }
+      : { redirect_to: null, client_link: back };
   }
 
   if (!(await eligibility)) throw new ForbiddenError(INELIGIBLE_REASON);
@@ -125,7 +135,7 @@ export async function decideConsentRequest(
       },
     },
   ]);
-  return { redirect_to: withParams(request.redirect_uri, { code, state: request.state }) };
+  return { redirect_to: withParams(request.redirect_uri, { code, state: request.state }), client_link: null };
 }
 
 const isExpired = (request: ConsentRequestItem) => Date.parse(request.expires_at) <= Date.now();

@@ -181,6 +181,19 @@ export const ConsentRequestInfo = z.meta(
 );
 
 export const ConsentDecision = z.meta(
-  z.object({ redirect_to: z.meta(z.string(), { description: 'Where the console sends the browser next' }) }),
-  { id: 'ConsentDecision' },
+  z.object({
+    redirect_to: z.meta(z.nullable(z.string()), {
+      description:
+        'Where the console sends the browser next: the redirect URI with the code (approve), or with `error=access_denied` (deny of a `preregistered` client). `null` when the console must send it nowhere: a denial of a client nobody vetted (`dynamic`, `metadata_document`)',
+    }),
+    client_link: z.meta(z.nullable(z.string()), {
+      description:
+        'Only when `redirect_to` is null: the redirect URI with `error=access_denied`, `state` and `iss`, which the console shows as a plain link the person may follow to tell the assistant (never followed by itself); otherwise `null`',
+    }),
+  }),
+  {
+    id: 'ConsentDecision',
+    description:
+      'Approve: `redirect_to` carries a single-use code. Deny: back to a pre-registered client only; for any other client a page and a plain link, so a link to the console never bounces a person to a page nobody vetted',
+  },
 );

@@ -47,7 +47,8 @@ export const consentRoutes = {
     method: 'POST',
     path: `${path}/deny`,
     handler: 'functions/consent/deny-request.ts',
-    summary: "Deny: an access_denied error for the client's redirect URI",
+    summary:
+      "Deny: an access_denied error for the client's redirect URI (a redirect for pre-registered clients only)",
     successStatus: 200,
     response: ConsentDecision,
     errors: [404, 409, 410],
