@@ -14,7 +14,7 @@ import { api } from '../support/api.ts';
 import { launchChromium } from '../support/browser.ts';
 import { scriptDocument } from '../support/document-host.ts';
 import { mcpStatus } from '../support/grant-probes.ts';
-import { discover, insecure, preRegisterClient, registerClient } from '../support/oauth.ts';
+import { discover, insecure, obtainTokens, preRegisterClient, registerClient } from '../support/oauth.ts';
 import { arrangeTenant, platformAdminToken } from '../support/tenants.ts';
 
 // The console pages (console-pages/), built and served by the harness under /console/ as
@@ -437,6 +437,35 @@ describe('console pages: connected assistants', () => {
     await page.getByText('No assistant is connected to your account.').waitFor();
     expect(await grant.count()).toBe(0);
     expect(await mcpStatus(tokens.access_token)).toBe(401);
+  });
+});
+
+describe('console pages: many connected assistants', () => {
+  it('shows the first 20 and follows next_cursor with Show more', async () => {
+    const tenant = await arrangeTenant();
+    const connected = [];
+    for (let batch = 0; batch < 3; batch++) {
+      connected.push(
+        ...(await Promise.all(
+          Array.from({ length: 7 }, () =>
+            obtainTokens({ userToken: tenant.tokens.owner, scope: 'edits:read' }),
+          ),
+        )),
+      );
+    }
+    const page = await newPage();
+
+    await page.goto(`${consoleUrl}/sign-in`);
+    await signInAs(page, tenant.emails.owner);
+    await page.waitForURL(`${consoleUrl}/`);
+    const grants = page.locator('.grant');
+    const more = page.getByRole('button', { name: 'Show more' });
+    await more.waitFor();
+    expect(await grants.count()).toBe(20);
+
+    await more.click();
+    await more.waitFor({ state: 'hidden' });
+    expect(await grants.count()).toBe(connected.length);
   });
 });
 
