@@ -11,7 +11,7 @@ import { startedAhead } from '#lib/http/started-ahead.ts';
 import { type ConsentRequestItem, consentRequestItem, withParams } from '#lib/oauth/authorize.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { redirectHost } from '#lib/oauth/redirect-uris.ts';
-import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
+import { CODE_SECONDS, GRANT_MAX_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -101,6 +101,7 @@ export async function decideConsentRequest(
 
   if (!(await eligibility)) throw new ForbiddenError(INELIGIBLE_REASON);
   const code = randomBytes(32).toString('base64url');
+  const grantId = randomUUID();
   const now = Date.now();
   await writeDecision(user, requestId, [
     decided,
@@ -109,7 +110,7 @@ export async function decideConsentRequest(
         TableName: tableName,
         Item: {
           ...keys.oauthCode(hashSecret(code)),
-          grant_id: randomUUID(),
+          grant_id: grantId,
           client_id: request.client_id,
           client_name: request.client_name,
           client_source: request.client_source,
@@ -134,11 +135,51 @@ export async function decideConsentRequest(
         },
       },
     },
+    ...personsGrantRecords(user, grantId, code, now),
   ]);
   return { redirect_to: withParams(request.redirect_uri, { code, state: request.state }), client_link: null };
 }
 
 const isExpired = (request: ConsentRequestItem) => Date.parse(request.expires_at) <= Date.now();
+
+/**
+ * What lets an operator end every grant of a person (user-grants-end.ts), written with the
+ * approval: the grant in the user's partition, with its code's key and expiry, since the code may
+ * still become the grant; and, when the token names an address, that the address is this user's.
+ * Both outlive any grant the approval can start.
+ */
+function personsGrantRecords(user: UserPrincipal, grantId: string, code: string, now: number) {
+  const expiresAtEpoch = Math.ceil(now / 1000) + GRANT_MAX_SECONDS + 24 * 3600;
+  return [
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.userOAuthGrant(user.userId, grantId),
+          grant_id: grantId,
+          code_hash: hashSecret(code),
+          code_expires_at: new Date(now + CODE_SECONDS * 1000).toISOString(),
+          expires_at_epoch: expiresAtEpoch,
+        },
+      },
+    },
+    ...(user.email
+      ? [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.oauthUserOfEmail(user.email, user.userId),
+                user_id: user.userId,
+                last_approved_at: new Date(now).toISOString(),
+                expires_at_epoch: expiresAtEpoch,
+              },
+            },
+          },
+        ]
+      : []),
+  ];
+}
 
 /** The request as this user may see it: theirs or nobody's yet; 404 when another user owns it. */
 async function readVisibleRequest(user: UserPrincipal, requestId: string): Promise<ConsentRequestItem> {
