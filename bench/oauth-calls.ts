@@ -80,6 +80,8 @@ async function connectAssistant(harness: HarnessInfo, resourcePath: ResourcePath
     redirect_uri: redirectUri,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
+    // offline_access: the grant gets the refresh token the next step uses.
+    scope: 'edits:read edits:write offline_access',
     resource: url(resourcePath),
     state: 'bench',
   });

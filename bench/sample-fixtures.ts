@@ -183,6 +183,8 @@ async function consentRequest(
     redirect_uri: client.redirectUri,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
+    // As an assistant that stays connected asks: its exchange also writes a refresh token.
+    scope: 'edits:read edits:write offline_access',
     resource: client.resource,
     state: 'bench',
   }).toString();

@@ -18,6 +18,8 @@ export const REVIEW_HOST_PATH = `${CONSOLE_PATH}/dev/review`;
 const SCRIPT_PATH = `${REVIEW_HOST_PATH}/app.js`;
 const SANDBOX_PATH = `${REVIEW_HOST_PATH}/sandbox`;
 const CLIENT_NAME = 'Local review host';
+/** It stays connected while a developer works (offline_access: a refresh token renews its access). */
+const SCOPE = 'edits:read edits:write offline_access';
 const HOST_NAME = 'bps-local-review-host';
 
 export const isReviewHostPath = (path: string) =>
@@ -40,12 +42,13 @@ async function reviewHostClientId(redirectUri: string): Promise<string> {
       client.source === 'cli' &&
       client.client_name === CLIENT_NAME &&
       !client.revoked_at &&
-      client.redirect_uris.includes(redirectUri),
+      client.redirect_uris.includes(redirectUri) &&
+      client.scope === SCOPE,
   );
   if (existing) return existing.client_id;
   // A loopback redirect URI matches on any port, so the client outlives a change of --port.
   const client = await createClient(
-    { client_name: CLIENT_NAME, redirect_uris: [redirectUri], scope: 'edits:read edits:write' },
+    { client_name: CLIENT_NAME, redirect_uris: [redirectUri], scope: SCOPE },
     'cli',
   );
   return client.client_id;
@@ -66,7 +69,7 @@ export async function prepareReviewHost(baseUrl: string): Promise<DevReviewHost>
     issuer: baseUrl,
     clientId,
     redirectUri,
-    scope: 'edits:read edits:write',
+    scope: SCOPE,
     pagePath: REVIEW_HOST_PATH,
     sandboxUrl: `${sandboxOrigin}${SANDBOX_PATH}?host=${encodeURIComponent(hostOrigin)}`,
     hostName: HOST_NAME,

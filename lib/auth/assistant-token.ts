@@ -117,7 +117,7 @@ export async function verifyAssistantToken(
   if (!grantRead) grant = await readGrant(grantKey);
   if (!grant || grant.revoked_at) throw invalid('The access was revoked; sign in again');
   if (grantEndsAtEpoch(grant) * 1000 <= Date.now()) {
-    throw invalid('The access ended 90 days after consent; sign in again');
+    throw invalid('The access has ended; sign in again');
   }
   return {
     kind: 'assistant',

@@ -141,6 +141,23 @@ export const keys = {
   oauthPublishedKeys: (): ItemKey => ({ pk: 'OAUTH_KEYS', sk: 'PUBLISHED' }),
   /** A refresh token, by its SHA-256. */
   oauthRefreshToken: (tokenHash: string): ItemKey => ({ pk: `OAUTH_REFRESH#${tokenHash}`, sk: 'REFRESH' }),
+  /**
+   * A grant of a user's, in the user's partition, written when the person approves (the grant's id
+   * is chosen then, before its code is exchanged): ending every grant of a person reads these with
+   * a consistent Query, approvals whose code is still unexchanged included.
+   */
+  userOAuthGrant: (userId: string, grantId: string): ItemKey => ({
+    pk: `USER#${userId}`,
+    sk: `OAUTH_GRANT#${grantId}`,
+  }),
+  /**
+   * That the person with this e-mail address approved an assistant as this user: an operator ends
+   * a person's grants by address, even once their account (and so their sign-in subject) is gone.
+   */
+  oauthUserOfEmail: (email: string, userId: string): ItemKey => ({
+    pk: `OAUTH_EMAIL#${normaliseEmail(email)}`,
+    sk: `USER#${userId}`,
+  }),
   /** That a user approved a client for some scopes before (consented_before). */
   oauthConsent: (userId: string, clientId: string): ItemKey => ({
     pk: `USER#${userId}`,

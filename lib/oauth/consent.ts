@@ -11,7 +11,7 @@ import { startedAhead } from '#lib/http/started-ahead.ts';
 import { type ConsentRequestItem, consentRequestItem, withParams } from '#lib/oauth/authorize.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import { redirectHost } from '#lib/oauth/redirect-uris.ts';
-import { CODE_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
+import { CODE_SECONDS, GRANT_MAX_SECONDS, SCOPE_DESCRIPTIONS } from '#lib/oauth/settings.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -19,8 +19,17 @@ import * as z from '#lib/validation/zod.ts';
  * console user to read or decide a pending request owns it; to anyone else it does not exist (404).
  * Approving needs the user to hold at least one business; it answers the client's redirect URI with
  * a single-use 60-second code, and denying with error=access_denied, both carrying `state` and
- * `iss`.
+ * `iss`. A denial sends the browser back only to a pre-registered client: anyone can give a
+ * dynamic or metadata-document client any redirect URI, and a denial involves no trust in the
+ * client, so redirecting it would let a link to the console bounce a person to any page. For those
+ * clients the answer has no `redirect_to`, and the console shows the denial with the way back as a
+ * plain link (`client_link`) the person may follow.
  */
+export interface ConsentDecision {
+  redirect_to: string | null;
+  client_link: string | null;
+}
+
 const INELIGIBLE_REASON =
   'You do not manage any business yet: an assistant could not edit anything for you. Ask an owner to add you as an owner or editor.';
 
@@ -54,7 +63,7 @@ export async function decideConsentRequest(
   user: UserPrincipal,
   requestId: string,
   decision: 'approve' | 'deny',
-): Promise<{ redirect_to: string }> {
+): Promise<ConsentDecision> {
   // An approval needs the user to hold a business: asked beside the request's read.
   const eligibility = decision === 'approve' ? startedAhead(holdsAnyBusiness(user.userId)) : undefined;
   const request = await readVisibleRequest(user, requestId);
@@ -80,17 +89,19 @@ export async function decideConsentRequest(
 
   if (decision === 'deny') {
     await writeDecision(user, requestId, [decided]);
-    return {
-      redirect_to: withParams(request.redirect_uri, {
-        error: 'access_denied',
-        error_description: 'The user denied the request',
-        state: request.state,
-      }),
-    };
+    const back = withParams(request.redirect_uri, {
+      error: 'access_denied',
+      error_description: 'The user denied the request',
+      state: request.state,
+    });
+    return request.client_source === 'preregistered'
+      ? { redirect_to: back, client_link: null }
+      : { redirect_to: null, client_link: back };
   }
 
   if (!(await eligibility)) throw new ForbiddenError(INELIGIBLE_REASON);
   const code = randomBytes(32).toString('base64url');
+  const grantId = randomUUID();
   const now = Date.now();
   await writeDecision(user, requestId, [
     decided,
@@ -99,7 +110,7 @@ export async function decideConsentRequest(
         TableName: tableName,
         Item: {
           ...keys.oauthCode(hashSecret(code)),
-          grant_id: randomUUID(),
+          grant_id: grantId,
           client_id: request.client_id,
           client_name: request.client_name,
           client_source: request.client_source,
@@ -124,11 +135,51 @@ export async function decideConsentRequest(
         },
       },
     },
+    ...personsGrantRecords(user, grantId, code, now),
   ]);
-  return { redirect_to: withParams(request.redirect_uri, { code, state: request.state }) };
+  return { redirect_to: withParams(request.redirect_uri, { code, state: request.state }), client_link: null };
 }
 
 const isExpired = (request: ConsentRequestItem) => Date.parse(request.expires_at) <= Date.now();
+
+/**
+ * What lets an operator end every grant of a person (user-grants-end.ts), written with the
+ * approval: the grant in the user's partition, with its code's key and expiry, since the code may
+ * still become the grant; and, when the token names an address, that the address is this user's.
+ * Both outlive any grant the approval can start.
+ */
+function personsGrantRecords(user: UserPrincipal, grantId: string, code: string, now: number) {
+  const expiresAtEpoch = Math.ceil(now / 1000) + GRANT_MAX_SECONDS + 24 * 3600;
+  return [
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.userOAuthGrant(user.userId, grantId),
+          grant_id: grantId,
+          code_hash: hashSecret(code),
+          code_expires_at: new Date(now + CODE_SECONDS * 1000).toISOString(),
+          expires_at_epoch: expiresAtEpoch,
+        },
+      },
+    },
+    ...(user.email
+      ? [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.oauthUserOfEmail(user.email, user.userId),
+                user_id: user.userId,
+                last_approved_at: new Date(now).toISOString(),
+                expires_at_epoch: expiresAtEpoch,
+              },
+            },
+          },
+        ]
+      : []),
+  ];
+}
 
 /** The request as this user may see it: theirs or nobody's yet; 404 when another user owns it. */
 async function readVisibleRequest(user: UserPrincipal, requestId: string): Promise<ConsentRequestItem> {

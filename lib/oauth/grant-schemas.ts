@@ -3,11 +3,15 @@ import * as z from '#lib/validation/zod.ts';
 
 /** Schemas of a person's connected assistants (their OAuth grants), as the console lists and ends them. */
 
-/**
- * The list stops at this many, the newest: one person connects a few assistants, and a client
- * that reconnects often leaves its older grants to expire on their own.
- */
+/** A page of a person's grants holds at most this many (and this many unless `limit` says fewer). */
 export const MAX_LISTED_GRANTS = 100;
+
+export const GrantListQuery = z.strictObject({
+  cursor: z.meta(z.optional(z.string().check(z.maxLength(1000))), {
+    description: "next_cursor of the previous page (valid only for the same person's list)",
+  }),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_LISTED_GRANTS)), MAX_LISTED_GRANTS),
+});
 
 export const GrantPathParams = z.strictObject({
   grant_id: z.meta(z.uuid(), { description: 'The grant, as `GET /api/v1/oauth/grants` lists it' }),
@@ -39,7 +43,11 @@ export const GrantSummary = z.meta(
 export const GrantList = z.meta(
   z.object({
     grants: z.meta(z.array(GrantSummary).check(z.maxLength(MAX_LISTED_GRANTS)), {
-      description: `The live ones (neither ended nor expired), newest first; at most ${MAX_LISTED_GRANTS}, the newest, with no further pages`,
+      description:
+        'The live ones (neither ended nor expired), newest first: `limit` of them, fewer only on the last page',
+    }),
+    next_cursor: z.meta(z.nullable(z.string()), {
+      description: 'Send as `cursor` for the next, older page; null when no further live grant exists',
     }),
   }),
   { id: 'OAuthGrantList' },

@@ -1,63 +1,22 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#lib/db/batch-get.ts';
-import { dynamo, tableName } from '#lib/db/client.ts';
+import { tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
-import { storedItem } from '#lib/db/stored-item.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
-import { GrantSummary, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
 import { revokeGrant, revokeUsersGrant } from '#lib/oauth/revocation.ts';
 import { securityEvent } from '#lib/oauth/security-events.ts';
-import type * as z from '#lib/validation/zod.ts';
 
 /**
- * The grant store as people and operators see it: a person's live grants (their connected
- * assistants), a person ending one of theirs, and ending every grant of one client. Ending a grant
- * is revokeGrant: its access tokens stop at the next request (the resource servers read the grant
- * every time) and its refresh tokens are refused.
+ * Ending grants, as people and operators do it: a person ending one of theirs, and ending every
+ * grant of one client (a person's list of them is grant-list.ts). Ending a grant is revokeGrant:
+ * its access tokens stop at the next request (the resource servers read the grant every time) and
+ * its refresh tokens are refused.
  */
-type Grant = z.infer<typeof GrantSummary>;
-
-/** A grant item read as the console lists it: the listed attributes are the stored ones. */
-const grantItem = storedItem<Grant>('OAuth grant', () => GrantSummary);
 
 /** Grants a client's revocation ends at once, before the next batch. */
 const REVOKE_BATCH = 10;
 /** Grant items read per BatchGetItem while ending a client's grants. */
 const READ_CHUNK = 100;
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/**
- * The user's live grants (neither ended nor past their 90-day end or their refresh token's
- * expiry), newest first, at most MAX_LISTED_GRANTS.
- */
-export async function listLiveGrants(userId: string): Promise<Grant[]> {
-  const now = nowSeconds();
-  const live: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    // Ended and expired grants stay in the index until the table's TTL removes them: filtered here.
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :user',
-        FilterExpression:
-          'attribute_not_exists(revoked_at) AND ends_at_epoch > :now AND expires_at_epoch > :now',
-        ExpressionAttributeValues: {
-          ':user': keys.oauthGrantOfUser(userId, '', '').gsi1pk,
-          ':now': now,
-        },
-        ScanIndexForward: false,
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    live.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor && live.length < MAX_LISTED_GRANTS);
-  return live.slice(0, MAX_LISTED_GRANTS).map((item) => grantItem.fromItem(item));
-}
 
 /**
  * A person ends one of their grants. Another user's grant, or one that does not exist, is a 404

@@ -125,8 +125,13 @@ export const TokenResponse = z.meta(
     access_token: z.string(),
     token_type: z.literal('Bearer'),
     expires_in: z.number(),
-    refresh_token: z.string(),
-    scope: z.string(),
+    refresh_token: z.meta(z.optional(z.string()), {
+      description:
+        'Only when the grant includes `offline_access`; a new one on every refresh (the one used is replaced)',
+    }),
+    scope: z.meta(z.string(), {
+      description: 'The scopes granted, space-separated (`offline_access` among them when it was granted)',
+    }),
   }),
   { id: 'TokenResponse' },
 );
@@ -176,6 +181,19 @@ export const ConsentRequestInfo = z.meta(
 );
 
 export const ConsentDecision = z.meta(
-  z.object({ redirect_to: z.meta(z.string(), { description: 'Where the console sends the browser next' }) }),
-  { id: 'ConsentDecision' },
+  z.object({
+    redirect_to: z.meta(z.nullable(z.string()), {
+      description:
+        'Where the console sends the browser next: the redirect URI with the code (approve), or with `error=access_denied` (deny of a `preregistered` client). `null` when the console must send it nowhere: a denial of a client nobody vetted (`dynamic`, `metadata_document`)',
+    }),
+    client_link: z.meta(z.nullable(z.string()), {
+      description:
+        'Only when `redirect_to` is null: the redirect URI with `error=access_denied`, `state` and `iss`, which the console shows as a plain link the person may follow to tell the assistant (never followed by itself); otherwise `null`',
+    }),
+  }),
+  {
+    id: 'ConsentDecision',
+    description:
+      'Approve: `redirect_to` carries a single-use code. Deny: back to a pre-registered client only; for any other client a page and a plain link, so a link to the console never bounces a person to a page nobody vetted',
+  },
 );

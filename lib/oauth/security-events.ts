@@ -22,6 +22,8 @@ export type SecurityEventName =
   | 'client_unblocked'
   /** A person disconnected an assistant (ended one of their grants). */
   | 'grant_ended_by_user'
+  /** An operator ended a person's grants (their account was disabled or deleted). */
+  | 'grant_ended_by_operator'
   /** A client revoked a token at /oauth/revoke, ending its grant. */
   | 'grant_revoked_by_client';
 

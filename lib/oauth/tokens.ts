@@ -29,8 +29,9 @@ import {
 /**
  * POST /oauth/token.
  *
- * A consent approval leaves a code; exchanging it starts a grant (client, user, resource, scopes)
- * with a first refresh token. Refresh tokens are opaque, stored as SHA-256 hashes, and rotated:
+ * A consent approval leaves a code; exchanging it starts a grant (client, user, resource, scopes).
+ * Only a grant that includes `offline_access` gets refresh tokens; without it the grant is a
+ * session that ends when its one access token expires. Refresh tokens are opaque, stored as SHA-256 hashes, and rotated:
  * each carries the grant's generation when it was issued. Using a current one moves the grant to
  * the next generation; one of the generation just replaced still works for 30 s (two concurrent
  * refreshes both succeed); anything older means a token was copied, and the grant is revoked.
@@ -101,18 +102,8 @@ async function exchangeCode(request: TokenRequest, admitted: Promise<void>) {
     throw invalidGrant('code_verifier does not match');
   assertSameResource(request.resource, stored.resource);
 
-  const refreshToken = newRefreshToken();
   const createdAt = new Date().toISOString();
-  const endsAtEpoch = nowSeconds() + GRANT_MAX_SECONDS;
-  const refreshItem: RefreshItem = {
-    grant_id: stored.grant_id,
-    generation: 1,
-    client_id: stored.client_id,
-    user_id: stored.user_id,
-    resource: stored.resource,
-    scopes: stored.scopes,
-    expires_at_epoch: nowSeconds() + REFRESH_TOKEN_SECONDS,
-  };
+  const { refreshToken, endsAtEpoch, refreshItem } = grantLife(stored);
   const exchanged = await transactOnConditions([
     {
       Update: {
@@ -146,12 +137,6 @@ async function exchangeCode(request: TokenRequest, admitted: Promise<void>) {
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...keys.oauthRefreshToken(hashSecret(refreshToken)), ...refreshItem },
-      },
-    },
     clientStillAllowed(stored),
     {
       Put: {
@@ -163,6 +148,16 @@ async function exchangeCode(request: TokenRequest, admitted: Promise<void>) {
         },
       },
     },
+    ...(refreshToken === undefined
+      ? []
+      : [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.oauthRefreshToken(hashSecret(refreshToken)), ...refreshItem },
+            },
+          },
+        ]),
   ]);
   if (!exchanged.written) {
     // The code was marked used (or its grant created) by a concurrent exchange that also held
@@ -186,7 +181,38 @@ async function codeReused(code: CodeItem): Promise<never> {
 }
 
 /** The position of clientStillAllowed in the exchange's transaction. */
-const CLIENT_CHECK = 3;
+const CLIENT_CHECK = 2;
+
+/**
+ * What a code's grant is given (docs/architecture.md, 'Grants and tokens'). With `offline_access`
+ * granted: a first refresh token, a grant that lives 30 days from its last refresh and at most 90
+ * from consent. Without it: no refresh token, and a grant that ends when its one access token
+ * expires, so it leaves the person's connected assistants then and nothing can renew it.
+ * `refreshItem` carries what the token response is signed from either way; its expiry is the
+ * grant item's.
+ */
+function grantLife(code: CodeItem): {
+  refreshToken: string | undefined;
+  endsAtEpoch: number;
+  refreshItem: RefreshItem;
+} {
+  const now = nowSeconds();
+  const offline = code.scopes.includes('offline_access');
+  const endsAtEpoch = offline ? now + GRANT_MAX_SECONDS : now + accessTokenSeconds();
+  return {
+    refreshToken: offline ? newRefreshToken() : undefined,
+    endsAtEpoch,
+    refreshItem: {
+      grant_id: code.grant_id,
+      generation: 1,
+      client_id: code.client_id,
+      user_id: code.user_id,
+      resource: code.resource,
+      scopes: code.scopes,
+      expires_at_epoch: offline ? now + REFRESH_TOKEN_SECONDS : endsAtEpoch,
+    },
+  };
+}
 
 /**
  * The exchange's guard against a client revoked or blocked meanwhile: revoking a client marks it
@@ -326,7 +352,7 @@ async function readGrant(grantId: string): Promise<Record<string, unknown> | und
 async function tokenResponse(
   grant: RefreshItem,
   scopes: string[],
-  refreshToken: string,
+  refreshToken: string | undefined,
   signingKey: Promise<JWK>,
 ) {
   const scope = scopes.join(' ');
@@ -344,7 +370,7 @@ async function tokenResponse(
     access_token: accessToken,
     token_type: 'Bearer' as const,
     expires_in: accessTokenSeconds(),
-    refresh_token: refreshToken,
+    ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
     scope,
   };
 }

@@ -1,5 +1,5 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { GrantList, GrantPathParams, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
+import { GrantList, GrantListQuery, GrantPathParams, MAX_LISTED_GRANTS } from '#lib/oauth/grant-schemas.ts';
 import { ConsentDecision, ConsentPathParams, ConsentRequestInfo } from '#lib/oauth/schemas.ts';
 
 const path = '/api/v1/oauth/requests/{request_id}';
@@ -47,7 +47,8 @@ export const consentRoutes = {
     method: 'POST',
     path: `${path}/deny`,
     handler: 'functions/consent/deny-request.ts',
-    summary: "Deny: an access_denied error for the client's redirect URI",
+    summary:
+      "Deny: an access_denied error for the client's redirect URI (a redirect for pre-registered clients only)",
     successStatus: 200,
     response: ConsentDecision,
     errors: [404, 409, 410],
@@ -59,8 +60,8 @@ export const consentRoutes = {
     path: '/api/v1/oauth/grants',
     handler: 'functions/consent/list-grants.ts',
     summary: "List the signed-in person's connected assistants (their live grants)",
-    description: `Only the caller's own grants that are neither ended nor expired, newest first; at most ${MAX_LISTED_GRANTS} (the newest), in one answer with no further pages.`,
-    request: {},
+    description: `Only the caller's own grants that are neither ended nor expired, newest first, ${MAX_LISTED_GRANTS} a page unless \`limit\` asks for fewer; \`next_cursor\` leads to the next page. A cursor from another person's list, or altered, is a 422.`,
+    request: { query: GrantListQuery },
     successStatus: 200,
     response: GrantList,
     errors: [],

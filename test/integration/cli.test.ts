@@ -158,9 +158,11 @@ describe('command-line tools', () => {
     expect(await failsInOneLine(cli('admin', ['bootstrap', '--email', 'late@example.com']))).toContain(
       'An active platform admin exists already',
     );
-    expect(await failsInOneLine(cli('admin', ['bootstrap', '--email', 'not-an-address']))).toBe(
-      'error: bootstrap needs --email someone@example.com',
-    );
+    // A usage mistake, not a refusal: exit 2.
+    await expect(cli('admin', ['bootstrap', '--email', 'not-an-address'])).rejects.toMatchObject({
+      code: 2,
+      stderr: 'error: bootstrap needs --email someone@example.com (npm run admin -- --help)\n',
+    });
   });
 
   it('oauth-client creates, lists and revokes clients; a revoked client cannot authorize', async () => {

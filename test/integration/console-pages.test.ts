@@ -6,6 +6,7 @@ import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { ARM_DELAY_MS } from '../../console-pages/src/attention-delay.ts';
 import { TOKEN_KEY } from '../../console-pages/src/session.ts';
 import { localConsoleUrl } from '../../infra/local/dev-console.ts';
 import { DEV_SIGN_IN_PATHS } from '../../infra/local/dev-sign-in.ts';
@@ -13,7 +14,7 @@ import { api } from '../support/api.ts';
 import { launchChromium } from '../support/browser.ts';
 import { scriptDocument } from '../support/document-host.ts';
 import { mcpStatus } from '../support/grant-probes.ts';
-import { discover, insecure, registerClient } from '../support/oauth.ts';
+import { discover, insecure, obtainTokens, preRegisterClient, registerClient } from '../support/oauth.ts';
 import { arrangeTenant, platformAdminToken } from '../support/tenants.ts';
 
 // The console pages (console-pages/), built and served by the harness under /console/ as
@@ -253,7 +254,8 @@ describe('console pages: OAuth consent', () => {
     expect(await page.locator('#scopes').textContent()).toContain('Propose changes to that information');
     expect(await page.locator('#signed-in-as').textContent()).toBe(tenant.emails.owner);
 
-    // Tab to Approve (it is in the tab order, after the header's links) and press it with Enter.
+    // Tab to Approve (in the tab order, after the header's links, once armed) and press Enter.
+    await page.locator('#approve:enabled').waitFor();
     let presses = 0;
     while (!(await page.locator('#approve').evaluate((button) => button.matches(':focus')))) {
       presses += 1;
@@ -296,11 +298,38 @@ describe('console pages: OAuth consent', () => {
     );
   });
 
-  it('denying sends access_denied to the assistant', async () => {
+  it('denying a client nobody vetted shows that the person said no, and goes back only by a plain link', async () => {
     const tenant = await arrangeTenant();
     const page = await newPage();
 
-    const { redirectUri, received, state } = await openConsent(page, tenant.emails.owner);
+    const { host, redirectUri, received, state } = await openConsent(page, tenant.emails.owner);
+    const consentUrl = page.url();
+    await page.getByRole('button', { name: 'Deny' }).click();
+
+    // Assess: the browser stays on the console, told what happened; nothing reached the assistant.
+    await page.locator('#denied').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You denied Test Assistant');
+    expect(page.url()).toBe(consentUrl);
+    expect(received).toHaveLength(0);
+    const link = page.locator('#client-link');
+    expect(await link.textContent()).toBe(`go back to ${host}`);
+
+    // Act: the person follows the link; the assistant learns of the denial.
+    await link.click();
+    await page.waitForURL((url) => url.href.startsWith(`${redirectUri}?`));
+    expect(received).toHaveLength(1);
+    expect(received[0]?.get('error')).toBe('access_denied');
+    expect(received[0]?.get('code')).toBeNull();
+    expect(received[0]?.get('state')).toBe(state);
+  });
+
+  it('denying a pre-registered client sends access_denied to the assistant', async () => {
+    const tenant = await arrangeTenant();
+    const page = await newPage();
+    const preRegistered = async (redirectUri: string) =>
+      (await preRegisterClient({ name: 'Vetted Assistant', redirectUri })).client_id;
+
+    const { redirectUri, received, state } = await openConsent(page, tenant.emails.owner, preRegistered);
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL((url) => url.href.startsWith(`${redirectUri}?`));
 
@@ -308,6 +337,41 @@ describe('console pages: OAuth consent', () => {
     expect(received[0]?.get('error')).toBe('access_denied');
     expect(received[0]?.get('code')).toBeNull();
     expect(received[0]?.get('state')).toBe(state);
+  });
+
+  it('arms Approve only once the page has been visible and focused for a moment; a click before does nothing', async () => {
+    const tenant = await arrangeTenant();
+    const page = await newPage();
+    // The page's timers run on a clock the test moves: nothing arms until the test says so.
+    await page.clock.install();
+    await page.clock.pauseAt(Date.now() + 1_000);
+    const { exchange } = await openConsent(page, tenant.emails.owner);
+    const requestId = new URL(page.url()).searchParams.get('request_id');
+    const approve = page.locator('#approve');
+
+    // Right after render: disabled, and a real click on it does nothing.
+    expect(await approve.isDisabled()).toBe(true);
+    await approve.click({ force: true });
+    expect(page.url()).toContain('/console/oauth/consent');
+    const unanswered = await api('GET', `/api/v1/oauth/requests/${requestId}`, {
+      token: tenant.tokens.owner,
+    });
+    expect(unanswered.body.status).toBe('pending');
+
+    // A moment of attention arms it; losing focus starts the wait again.
+    await page.clock.runFor(ARM_DELAY_MS - 1);
+    expect(await approve.isDisabled()).toBe(true);
+    await page.clock.runFor(1);
+    expect(await approve.isEnabled()).toBe(true);
+    await approve.evaluate((button) => button.ownerDocument.defaultView?.dispatchEvent(new Event('blur')));
+    expect(await approve.isDisabled()).toBe(true);
+    await page.clock.runFor(ARM_DELAY_MS);
+    expect(await approve.isEnabled()).toBe(true);
+
+    // Armed, a click approves.
+    await approve.click();
+    const tokens = await exchange();
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
   });
 
   it('shows a user without a business why they cannot approve, with Approve disabled, readable at 360 px', async () => {
@@ -373,6 +437,35 @@ describe('console pages: connected assistants', () => {
     await page.getByText('No assistant is connected to your account.').waitFor();
     expect(await grant.count()).toBe(0);
     expect(await mcpStatus(tokens.access_token)).toBe(401);
+  });
+});
+
+describe('console pages: many connected assistants', () => {
+  it('shows the first 20 and follows next_cursor with Show more', async () => {
+    const tenant = await arrangeTenant();
+    const connected = [];
+    for (let batch = 0; batch < 3; batch++) {
+      connected.push(
+        ...(await Promise.all(
+          Array.from({ length: 7 }, () =>
+            obtainTokens({ userToken: tenant.tokens.owner, scope: 'edits:read' }),
+          ),
+        )),
+      );
+    }
+    const page = await newPage();
+
+    await page.goto(`${consoleUrl}/sign-in`);
+    await signInAs(page, tenant.emails.owner);
+    await page.waitForURL(`${consoleUrl}/`);
+    const grants = page.locator('.grant');
+    const more = page.getByRole('button', { name: 'Show more' });
+    await more.waitFor();
+    expect(await grants.count()).toBe(20);
+
+    await more.click();
+    await more.waitFor({ state: 'hidden' });
+    expect(await grants.count()).toBe(connected.length);
   });
 });
 

@@ -15,11 +15,7 @@ const resourceMetadata = () => `${baseUrl()}/.well-known/oauth-protected-resourc
 /** An assistant's access token for the edits API, through the real OAuth flow. */
 async function assistantToken(userToken: string, scope: string) {
   const { client, tokens } = await obtainTokens({ userToken, scope, resource: editsResource() });
-  return {
-    token: tokens.access_token,
-    clientId: client.client_id,
-    refreshToken: tokens.refresh_token as string,
-  };
+  return { token: tokens.access_token, clientId: client.client_id };
 }
 
 describe('the edits API with assistant tokens', () => {
@@ -115,7 +111,7 @@ describe('the edits API with assistant tokens', () => {
     const tenant = await arrangeTenant();
     const forMcp = await obtainTokens({ userToken: tenant.tokens.owner });
     const revoked = await assistantToken(tenant.tokens.owner, 'edits:read edits:write');
-    await postForm('/oauth/revoke', { token: revoked.refreshToken, client_id: revoked.clientId });
+    await postForm('/oauth/revoke', { token: revoked.token, client_id: revoked.clientId });
     const expired = await expiredAssistantToken(tenant.emails.owner);
 
     const cases = {

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { api } from '../support/api.ts';
-import { baseUrl, REDIRECT_URI, registerClient, startAuthorization } from '../support/oauth.ts';
+import { scriptDocument } from '../support/document-host.ts';
+import {
+  baseUrl,
+  preRegisterClient,
+  REDIRECT_URI,
+  registerClient,
+  startAuthorization,
+} from '../support/oauth.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 import { issuer } from '../support/tokens.ts';
 
@@ -13,6 +20,22 @@ async function pendingRequest(scope = 'edits:read edits:write') {
   const client = await registerClient();
   const started = await startAuthorization({ clientId: client.client_id, scope, state: `s-${randomUUID()}` });
   return { clientId: client.client_id, requestId: started.requestId as string, state: started.state };
+}
+
+/** A client described by a metadata document on the document host: its URL, the client_id. */
+async function publishClientDocument(): Promise<string> {
+  const host = inject('documentHost');
+  const path = `/clients/${randomUUID()}.json`;
+  const clientId = `${host}${path}`;
+  await scriptDocument(host, path, {
+    status: 200,
+    body: JSON.stringify({
+      client_id: clientId,
+      client_name: 'Doc Assistant',
+      redirect_uris: [REDIRECT_URI],
+    }),
+  });
+  return clientId;
 }
 
 const read = (id: string, token: string) => api('GET', `/api/v1/oauth/requests/${id}`, { token });
@@ -136,18 +159,53 @@ describe('approve and deny', () => {
     expect((await read(requestId, tenant.tokens.editor)).body.status).toBe('approved');
   });
 
-  it('deny answers error=access_denied with the state and iss', async () => {
+  it('deny of a pre-registered client answers the redirect: error=access_denied with the state and iss', async () => {
     const tenant = await arrangeTenant();
-    const { requestId, state } = await pendingRequest();
+    const client = await preRegisterClient();
+    const state = `s-${randomUUID()}`;
+    const { requestId } = await startAuthorization({ clientId: client.client_id, state });
 
-    const response = await decide(requestId, 'deny', tenant.tokens.owner);
+    const response = await decide(requestId as string, 'deny', tenant.tokens.owner);
 
     expect(response.status).toBe(200);
+    expect(response.body.client_link).toBeNull();
     const params = Object.fromEntries(new URL(response.body.redirect_to).searchParams);
     expect(params).toMatchObject({ error: 'access_denied', state, iss: baseUrl() });
     expect(params.code).toBeUndefined();
-    expect((await read(requestId, tenant.tokens.owner)).body.status).toBe('denied');
+    expect((await read(requestId as string, tenant.tokens.owner)).body.status).toBe('denied');
   });
+
+  it.each([
+    ['dynamically registered', async () => (await pendingRequest()).requestId],
+    [
+      'described by a metadata document',
+      async () => {
+        const clientId = await publishClientDocument();
+        return (await startAuthorization({ clientId, state: `s-${randomUUID()}` })).requestId as string;
+      },
+    ],
+  ])(
+    'deny of a client nobody vetted (%s) redirects nowhere: access_denied only as a plain link',
+    async (_kind, request) => {
+      const tenant = await arrangeTenant();
+      const requestId = await request();
+
+      const response = await decide(requestId, 'deny', tenant.tokens.owner);
+
+      // Assess: no redirect_to, so the console sends the browser nowhere; the link it may show.
+      expect(response.status).toBe(200);
+      expect(response.body.redirect_to).toBeNull();
+      const link = new URL(response.body.client_link);
+      expect(`${link.origin}${link.pathname}`).toBe(REDIRECT_URI);
+      expect(Object.fromEntries(link.searchParams)).toMatchObject({
+        error: 'access_denied',
+        state: expect.stringMatching(/^s-/),
+        iss: baseUrl(),
+      });
+      expect(link.searchParams.get('code')).toBeNull();
+      expect((await read(requestId, tenant.tokens.owner)).body.status).toBe('denied');
+    },
+  );
 
   it('refuses an ineligible user’s approval (403) but takes their denial', async () => {
     const tenant = await arrangeTenant();

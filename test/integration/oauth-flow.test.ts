@@ -97,14 +97,17 @@ describe('the whole flow with oauth4webapi', () => {
     // Assess: an ES256 access token for the default resource (/mcp), 15 minutes, verifiable by JWKS.
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.expires_in).toBe(900);
-    expect(tokens.scope).toBe('edits:read edits:write');
+    expect(tokens.scope).toBe('edits:read edits:write offline_access');
     const jwks = createRemoteJWKSet(new URL(`${baseUrl()}/oauth/jwks`));
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, {
       issuer: baseUrl(),
       audience: `${baseUrl()}/mcp`,
     });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
-    expect(payload).toMatchObject({ client_id: client.client_id, scope: 'edits:read edits:write' });
+    expect(payload).toMatchObject({
+      client_id: client.client_id,
+      scope: 'edits:read edits:write offline_access',
+    });
     expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(900);
 
     // Act: refresh rotates the refresh token.

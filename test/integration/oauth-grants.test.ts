@@ -14,7 +14,9 @@ type Connection = Awaited<ReturnType<typeof obtainTokens>>;
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const grantIdOf = (connection: Connection) => String(decodeJwt(connection.tokens.access_token).gid);
-const listGrants = (token: string) => api('GET', '/api/v1/oauth/grants', { token });
+const listGrants = (token: string, query = '') => api('GET', `/api/v1/oauth/grants${query}`, { token });
+const idsOf = (response: { body: { grants: { grant_id: string }[] } }) =>
+  response.body.grants.map((grant) => grant.grant_id);
 const endGrant = (grantId: string, token: string) =>
   api('DELETE', `/api/v1/oauth/grants/${grantId}`, { token });
 
@@ -42,9 +44,10 @@ describe('GET /api/v1/oauth/grants', () => {
     });
     expect(response.body).toEqual({
       grants: [
-        shown(newer, ['edits:read', 'edits:write'], `${baseUrl()}/api/v1/edits`),
+        shown(newer, ['edits:read', 'edits:write', 'offline_access'], `${baseUrl()}/api/v1/edits`),
         shown(older, ['edits:read'], `${baseUrl()}/mcp`),
       ],
+      next_cursor: null,
     });
   });
 
@@ -73,6 +76,60 @@ describe('GET /api/v1/oauth/grants', () => {
     expect(response.body.grants.map((grant: { grant_id: string }) => grant.grant_id)).toEqual([
       grantIdOf(live as Connection),
     ]);
+  });
+
+  it('pages with limit and next_cursor, newest first; an ended grant in between leaves no short or empty page', async () => {
+    // Prepare: five connections one after the other, the middle one ended.
+    const tenant = await arrangeTenant();
+    const connections: Connection[] = [];
+    for (let i = 0; i < 5; i++) connections.push(await obtainTokens({ userToken: tenant.tokens.owner }));
+    const [first, second, third, fourth, fifth] = connections.map(grantIdOf);
+    expect((await endGrant(third as string, tenant.tokens.owner)).status).toBe(204);
+
+    // Act
+    const page1 = await listGrants(tenant.tokens.owner, '?limit=2');
+    const page2 = await listGrants(
+      tenant.tokens.owner,
+      `?limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`,
+    );
+    const whole = await listGrants(tenant.tokens.owner);
+
+    // Assess: two full pages, the second the last (no cursor to an empty third); one page by default.
+    expect(page1.status).toBe(200);
+    expect(idsOf(page1)).toEqual([fifth, fourth]);
+    expect(page1.body.next_cursor).toEqual(expect.any(String));
+    expect(page2.status).toBe(200);
+    expect(idsOf(page2)).toEqual([second, first]);
+    expect(page2.body.next_cursor).toBeNull();
+    expect(idsOf(whole)).toEqual([fifth, fourth, second, first]);
+    expect(whole.body.next_cursor).toBeNull();
+  });
+
+  it("refuses a cursor from another person's list (422), and never lists another person's grants", async () => {
+    const owner = await arrangeTenant();
+    const other = await arrangeTenant();
+    for (let i = 0; i < 2; i++) await obtainTokens({ userToken: owner.tokens.owner });
+    const own = await obtainTokens({ userToken: other.tokens.owner });
+    const ownersPage = await listGrants(owner.tokens.owner, '?limit=1');
+    const cursor = ownersPage.body.next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+
+    const borrowed = await listGrants(other.tokens.owner, `?limit=1&cursor=${encodeURIComponent(cursor)}`);
+    const altered = await listGrants(
+      owner.tokens.owner,
+      `?limit=1&cursor=${encodeURIComponent(`${cursor}x`)}`,
+    );
+    const othersList = await listGrants(other.tokens.owner);
+
+    expect(borrowed.status).toBe(422);
+    expect(borrowed.body).toEqual({
+      detail: [{ loc: ['query', 'cursor'], msg: expect.any(String), type: 'cursor' }],
+    });
+    expect(altered.status).toBe(422);
+    expect(idsOf(othersList)).toEqual([grantIdOf(own)]);
+    for (const limit of ['0', '101', 'x']) {
+      expect((await listGrants(owner.tokens.owner, `?limit=${limit}`)).status, limit).toBe(422);
+    }
   });
 
   it('answers 401 without a console token, and refuses an assistant access token', async () => {
@@ -143,7 +200,7 @@ describe('DELETE /api/v1/oauth/grants/{grant_id}', () => {
     expect(foreign.body.error.message.replace(grantId, 'ID')).toBe(
       unknown.body.error.message.replace(unknownId, 'ID'),
     );
-    expect(attackersList.body).toEqual({ grants: [] });
+    expect(attackersList.body).toEqual({ grants: [], next_cursor: null });
     expect(await mcpStatus(connection.tokens.access_token)).toBe(200);
     expect((await listGrants(victim.tokens.owner)).body.grants).toHaveLength(1);
   });

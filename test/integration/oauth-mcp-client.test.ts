@@ -39,11 +39,13 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(challenge);
     expect(resourceMetadataUrl?.href).toBe(`${baseUrl()}/.well-known/oauth-protected-resource/api/v1/edits`);
     expect(scope).toBe('edits:read edits:write');
-    const options = { serverUrl, resourceMetadataUrl, scope, fetchFn };
+    // A client that wants refresh tokens adds offline_access, which our metadata lists, to the
+    // challenge's scopes; the SDK registers with and asks for what it is given.
+    const options = { serverUrl, resourceMetadataUrl, scope: `${scope} offline_access`, fetchFn };
     const started = await auth(provider, options);
 
     // Assess: the SDK registered (RFC 7591), bound the registration to our issuer, and sent the
-    // browser to our authorization endpoint with PKCE, state, the challenge's scope and the resource.
+    // browser to our authorization endpoint with PKCE, state, the scopes and the resource.
     expect(started).toBe('REDIRECT');
     expect(named('POST', '/oauth/register')).toHaveLength(1);
     expect(provider.savedClientInformation).toHaveLength(1);
@@ -53,6 +55,7 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
       client_name: CLIENT_NAME,
       redirect_uris: [REDIRECT_URL],
       token_endpoint_auth_method: 'none',
+      scope: 'edits:read edits:write offline_access',
       issuer: baseUrl(),
     });
     expect(provider.authorizationUrls).toHaveLength(1);
@@ -65,7 +68,7 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       code_challenge_method: 'S256',
       state: provider.states[0],
-      scope: 'edits:read edits:write',
+      scope: 'edits:read edits:write offline_access',
       resource: serverUrl,
     });
 
@@ -90,7 +93,7 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
     expect(tokens).toMatchObject({
       token_type: 'Bearer',
       expires_in: 900,
-      scope: 'edits:read edits:write',
+      scope: 'edits:read edits:write offline_access',
       refresh_token: expect.stringMatching(/^rt_/),
       issuer: baseUrl(),
     });
@@ -126,7 +129,7 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
     expect((await api('GET', '/api/v1/edits/claims', { token: next.access_token })).status).toBe(200);
   });
 
-  it('finds the tool server’s metadata from its URL alone, and gets tokens for /mcp', async () => {
+  it('finds the tool server’s metadata from its URL alone, and gets a session for /mcp: no refresh token without offline_access', async () => {
     // Prepare: /mcp itself does not answer yet; the SDK only needs its well-known metadata here.
     const tenant = await arrangeTenant();
     const provider = new MemoryProvider();
@@ -148,6 +151,13 @@ describe('the MCP TypeScript SDK as the client (auth() with an OAuthClientProvid
     expect(authorizationUrl.searchParams.get('resource')).toBe(`${baseUrl()}/mcp`);
     expect(authorizationUrl.searchParams.get('scope')).toBe('edits:read edits:write');
     expect(decodeJwt(provider.current.access_token)).toMatchObject({ aud: `${baseUrl()}/mcp` });
+    expect(provider.current).toMatchObject({ scope: 'edits:read edits:write' });
+    expect(provider.current.refresh_token).toBeUndefined();
+
+    // Act and assess: on the next 401 there is nothing to refresh with: the SDK asks for consent again.
+    expect(await auth(provider, options)).toBe('REDIRECT');
+    expect(named('POST', '/oauth/token')).toHaveLength(1);
+    expect(provider.authorizationUrls).toHaveLength(2);
   });
 });
 
@@ -172,7 +182,7 @@ describe('the MCP TypeScript SDK with a Client ID Metadata Document', () => {
     });
     const provider = new MemoryProvider({ clientMetadataUrl });
     const { fetchFn, named } = recordingFetch();
-    const options = { serverUrl: editsResource(), fetchFn };
+    const options = { serverUrl: editsResource(), scope: 'edits:read edits:write offline_access', fetchFn };
 
     // Act: discovery from the resource URL alone (path-aware RFC 9728, then RFC 8414), authorize.
     const started = await auth(provider, options);

@@ -165,7 +165,11 @@ describe('resource servers read the token keys inside the account', () => {
 describe('rotating the signing key', () => {
   it('keeps tokens of the old key valid and verifies the new key’s tokens after a re-read', async () => {
     // Prepare: a connected assistant whose tool server container holds the current keys.
-    const { client, provider } = await connectAssistant({ baseUrl: stack.info.baseUrl, userToken: owner });
+    const { client, provider } = await connectAssistant({
+      baseUrl: stack.info.baseUrl,
+      userToken: owner,
+      offlineAccess: true,
+    });
     const old = provider.current;
     const listBusinesses = async () =>
       (await client.callTool({ name: 'list_businesses', arguments: {} })) as CallToolResult;

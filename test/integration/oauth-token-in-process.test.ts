@@ -11,6 +11,7 @@ import { logger } from '#lib/observability/logger.ts';
 import { api } from '../support/api.ts';
 import { grantIdOf, mcpStatus, readGrant, refreshWith, setGrant } from '../support/grant-items.ts';
 import {
+  OFFLINE_SCOPE,
   obtainTokens,
   postForm,
   REDIRECT_URI,
@@ -85,7 +86,7 @@ async function freshGrant() {
 async function approvedCode() {
   const tenant = await arrangeTenant();
   const client = await registerClient();
-  const started = await startAuthorization({ clientId: client.client_id });
+  const started = await startAuthorization({ clientId: client.client_id, scope: OFFLINE_SCOPE });
   const decision = await api('POST', `/api/v1/oauth/requests/${started.requestId}/approve`, {
     token: tenant.tokens.owner,
   });
@@ -116,7 +117,7 @@ describe('DynamoDB Local never answers TransactionConflict: injected', () => {
     expect(conflict.answered()).toBe(1);
     expect(grantIdOf(refreshed.access_token)).toBe(grantId);
     expect((await readGrant(grantId))?.revoked_at).toBeUndefined();
-    expect((await refreshWith(refreshed.refresh_token, clientId)).status).toBe(200);
+    expect((await refreshWith(refreshed.refresh_token as string, clientId)).status).toBe(200);
   });
 
   it('still revokes the grant of a truly old refresh token whose transactions met conflicts', async () => {
@@ -174,7 +175,7 @@ describe('DynamoDB Local never answers TransactionConflict: injected', () => {
 
     expect(conflict.answered()).toBe(1);
     expect((await readGrant(grantIdOf(tokens.access_token)))?.revoked_at).toBeUndefined();
-    expect((await refreshWith(tokens.refresh_token, clientId)).status).toBe(200);
+    expect((await refreshWith(tokens.refresh_token as string, clientId)).status).toBe(200);
   });
 });
 

@@ -14,6 +14,7 @@ import {
   setGrant,
 } from '../support/grant-items.ts';
 import {
+  OFFLINE_SCOPE,
   obtainTokens,
   postForm,
   REDIRECT_URI,
@@ -26,11 +27,11 @@ import { arrangeTenant } from '../support/tenants.ts';
 const operations = (response: { headers: Headers }) =>
   (response.headers.get('x-local-dynamodb-operations') ?? '').split(',').sort();
 
-/** An approved request's code, not yet exchanged. */
-async function approvedCode() {
+/** An approved request's code, not yet exchanged (by default for a grant with refresh tokens). */
+async function approvedCode(scope = OFFLINE_SCOPE) {
   const tenant = await arrangeTenant();
   const client = await registerClient();
-  const started = await startAuthorization({ clientId: client.client_id, resource: undefined });
+  const started = await startAuthorization({ clientId: client.client_id, resource: undefined, scope });
   const decision = await api('POST', `/api/v1/oauth/requests/${started.requestId}/approve`, {
     token: tenant.tokens.owner,
   });
@@ -174,6 +175,55 @@ describe('authorization_code', () => {
     expect(replay.body.error).toBe('invalid_grant');
     expect((await readGrant(grantIdOf(first.body.access_token)))?.revoked_at).toBeUndefined();
     expect((await refreshWith(first.body.refresh_token, clientId)).status).toBe(200);
+  });
+});
+
+describe('offline_access decides whether a refresh token is issued', () => {
+  it('exchanges a code without offline_access for an access token alone: a session that ends with it', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const { form, tenant } = await approvedCode('edits:read edits:write');
+
+    const response = await postForm('/oauth/token', form);
+
+    // Assess: no refresh token; the scope says what was granted; the grant ends with the token.
+    expect(response.status).toBe(200);
+    expect(response.body).not.toHaveProperty('refresh_token');
+    expect(response.body).toMatchObject({ scope: 'edits:read edits:write', expires_in: 900 });
+    expect(decodeJwt(response.body.access_token).scope).toBe('edits:read edits:write');
+    const grantId = grantIdOf(response.body.access_token);
+    const grant = await readGrant(grantId);
+    expect(grant?.ends_at_epoch).toBeGreaterThanOrEqual(before + 900);
+    expect(grant?.ends_at_epoch).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 900);
+    expect(grant?.expires_at_epoch).toBe(grant?.ends_at_epoch);
+    const listed = async () =>
+      (await api('GET', '/api/v1/oauth/grants', { token: tenant.tokens.owner })).body.grants.map(
+        (listedGrant: { grant_id: string }) => listedGrant.grant_id,
+      );
+    expect(await listed()).toEqual([grantId]);
+    expect(await mcpStatus(response.body.access_token)).toBe(200);
+
+    // Once its access token's time is up, it is over: not among the connected assistants, refused.
+    const past = Math.floor(Date.now() / 1000) - 1;
+    await setGrant(grantId, { ends_at_epoch: past, expires_at_epoch: past });
+    expect(await listed()).toEqual([]);
+    expect(await mcpStatus(response.body.access_token)).toBe(401);
+  });
+
+  it('exchanges a code with offline_access for a refresh token too, and says so in scope', async () => {
+    const { form, clientId } = await approvedCode('edits:read offline_access');
+
+    const response = await postForm('/oauth/token', form);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      refresh_token: expect.stringMatching(/^rt_/),
+      scope: 'edits:read offline_access',
+    });
+    const grant = await readGrant(grantIdOf(response.body.access_token));
+    expect(grant?.ends_at_epoch).toBeGreaterThan(Math.floor(Date.now() / 1000) + 89 * 24 * 60 * 60);
+    const refreshed = await refreshWith(response.body.refresh_token, clientId);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.scope).toBe('edits:read offline_access');
   });
 });
 

@@ -166,7 +166,13 @@ export async function startAuthorization(input: AuthorizeInput) {
   return { response, location, requestId, verifier, state, body: await response.text() };
 }
 
-/** The whole flow to tokens: register (unless a client is given), authorize, approve, exchange. */
+/** What an assistant that stays connected asks for: both edits scopes, and a refresh token. */
+export const OFFLINE_SCOPE = 'edits:read edits:write offline_access';
+
+/**
+ * The whole flow to tokens: register (unless a client is given), authorize, approve, exchange.
+ * Unless told otherwise it asks for OFFLINE_SCOPE, so the tokens include a refresh token.
+ */
 export async function obtainTokens(options: {
   userToken: string;
   scope?: string;
@@ -177,7 +183,7 @@ export async function obtainTokens(options: {
   const client = options.client ?? (await registerClient());
   const started = await startAuthorization({
     clientId: client.client_id,
-    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    scope: options.scope ?? OFFLINE_SCOPE,
     ...(options.resource === undefined ? {} : { resource: options.resource }),
   });
   if (!started.requestId)

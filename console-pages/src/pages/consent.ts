@@ -1,4 +1,5 @@
 import { callApi, messageOf } from '../api.ts';
+import { armAfterAttention } from '../attention-arming.ts';
 import { vouchedFor } from '../client-source.ts';
 import { errorBox, formatTime, h, render, showError } from '../dom.ts';
 import { type PageContext, requireSession } from '../page.ts';
@@ -50,9 +51,45 @@ function isLoopbackHost(host: string): boolean {
   return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
+/** The consent API's answer to a decision. */
+interface Decision {
+  redirect_to: string | null;
+  client_link: string | null;
+}
+
+/**
+ * After Deny of a client nobody vetted, the service gives no redirect: the browser stays here,
+ * told what happened, and the way back to the assistant is a plain link the person may follow.
+ */
+function showDenied(request: ConsentRequest, clientLink: string | null): void {
+  render(
+    'Denied',
+    h(
+      'section',
+      { id: 'denied', class: 'card consent' },
+      h('h1', {}, 'You denied ', h('span', { id: 'client-name' }, String(request.client_name))),
+      h('p', {}, 'It gets no access to your account. Nothing was sent to it.'),
+      clientLink
+        ? h(
+            'p',
+            {},
+            'If you started it yourself, you can tell it that you said no: ',
+            h(
+              'a',
+              { id: 'client-link', href: clientLink, rel: 'noreferrer' },
+              `go back to ${String(request.client_host)}`,
+            ),
+            '. Otherwise close this tab.',
+          )
+        : h('p', {}, 'You can close this tab.'),
+    ),
+  );
+}
+
 /**
  * OAuth consent (`oauth/consent?request_id=…`, where `/oauth/authorize` sends the person): who
- * asks, who vouches for it, where approving leads, what it may do; Approve or Deny.
+ * asks, who vouches for it, where approving leads, what it may do; Approve or Deny. Approve takes
+ * clicks only once the page has held the person's attention for a moment (attention-arming.ts).
  */
 export async function consentPage(context: PageContext): Promise<void> {
   const session = requireSession(context);
@@ -142,26 +179,36 @@ export async function consentPage(context: PageContext): Promise<void> {
       h('p', { class: 'actions' }, approve, deny),
     ),
   );
+  let open = pending;
+  const arming = armAfterAttention(approve, () => open && request.eligible !== false);
   const enableButtons = () => {
-    approve.disabled = !pending || request.eligible === false;
-    deny.disabled = !pending;
+    arming.refresh();
+    deny.disabled = !open;
   };
   enableButtons();
 
   async function decide(action: 'approve' | 'deny'): Promise<void> {
-    approve.disabled = true;
-    deny.disabled = true;
+    open = false;
+    enableButtons();
     decisionError.hidden = true;
     const answer = await callApi(context.config, 'POST', `${base}/${action}`, session?.token ?? '');
-    const redirectTo = (answer.body as { redirect_to?: unknown } | null)?.redirect_to;
-    if (answer.status === 200 && typeof redirectTo === 'string') {
-      window.location.assign(redirectTo);
+    const decision = answer.body as Partial<Decision> | null;
+    if (answer.status === 200 && typeof decision?.redirect_to === 'string') {
+      window.location.assign(decision.redirect_to);
+      return;
+    }
+    if (answer.status === 200 && action === 'deny') {
+      showDenied(request, typeof decision?.client_link === 'string' ? decision.client_link : null);
       return;
     }
     showConsentError(decisionError, answer.status, answer.body);
     // A decided, expired or vanished request stays closed; anything else may be tried again.
-    if (![404, 409, 410].includes(answer.status)) enableButtons();
+    open = ![404, 409, 410].includes(answer.status);
+    enableButtons();
   }
-  approve.addEventListener('click', () => void decide('approve'));
+  approve.addEventListener('click', () => {
+    // The disabled state already refuses such a click; this holds if anything re-enables it.
+    if (arming.armed()) void decide('approve');
+  });
   deny.addEventListener('click', () => void decide('deny'));
 }

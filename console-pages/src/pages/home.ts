@@ -56,10 +56,25 @@ export function homePage(context: PageContext): void {
   );
 }
 
+/** Assistants shown at first and added by each "Show more". */
+const GRANTS_PER_PAGE = 20;
+
+/** One page of `GET /api/v1/oauth/grants`. */
+interface GrantPage {
+  grants?: Grant[];
+  next_cursor?: string | null;
+}
+
 function assistantsSection(context: PageContext, session: Session): HTMLElement {
   const list = h('ul', { class: 'grants', 'aria-live': 'polite' });
   const status = h('p', { class: 'success', role: 'status', hidden: true });
   const problem = errorBox();
+  const more = h(
+    'button',
+    { type: 'button', id: 'more-grants', class: 'secondary', hidden: true },
+    'Show more',
+  );
+  let nextCursor: string | null = null;
   const section = h(
     'section',
     { class: 'card', 'aria-labelledby': 'assistants-heading' },
@@ -72,15 +87,20 @@ function assistantsSection(context: PageContext, session: Session): HTMLElement 
     status,
     problem,
     list,
+    h('p', { class: 'actions' }, more),
   );
 
-  async function refresh(): Promise<void> {
+  /** The first page again (from: undefined), or the page after the one shown, added below it. */
+  async function load(from?: string): Promise<void> {
+    more.disabled = true;
+    const query = `?limit=${GRANTS_PER_PAGE}${from === undefined ? '' : `&cursor=${encodeURIComponent(from)}`}`;
     const { status: code, body } = await callApi(
       context.config,
       'GET',
-      '/api/v1/oauth/grants',
+      `/api/v1/oauth/grants${query}`,
       session.token,
     );
+    more.disabled = false;
     if (code !== 200) {
       if (code === 401) forgetToken();
       showError(
@@ -90,11 +110,19 @@ function assistantsSection(context: PageContext, session: Session): HTMLElement 
       );
       return;
     }
-    const grants = (body as { grants?: Grant[] }).grants ?? [];
-    list.replaceChildren(...grants.map((grant) => grantItem(grant)));
-    if (grants.length === 0)
+    const page = body as GrantPage;
+    const items = (page.grants ?? []).map((grant) => grantItem(grant));
+    if (from === undefined) list.replaceChildren(...items);
+    else list.append(...items);
+    if (list.children.length === 0)
       list.append(h('li', { class: 'muted' }, 'No assistant is connected to your account.'));
+    nextCursor = typeof page.next_cursor === 'string' ? page.next_cursor : null;
+    more.hidden = nextCursor === null;
   }
+  const refresh = () => load();
+  more.addEventListener('click', () => {
+    if (nextCursor !== null) void load(nextCursor);
+  });
 
   function grantItem(grant: Grant): HTMLLIElement {
     const name = String(grant.client_name);

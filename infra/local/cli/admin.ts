@@ -1,54 +1,115 @@
 /**
- * `npm run admin -- bootstrap --email someone@example.com [--first-name A] [--last-name B]`:
- * make the first active platform admin of a deployment (refused once one exists; the first one
- * cannot come from an endpoint). In AWS the person then signs up with that address at the managed
- * login: an active admin's address is admitted. `create` makes an active admin whatever exists
- * already; `list` shows admins and invites.
+ * `npm run admin -- <command>`: the operator's people commands (USAGE below). `bootstrap` makes the
+ * first active platform admin of a deployment (refused once one exists; the first one cannot come
+ * from an endpoint); in AWS the person then signs up with that address at the managed login, since
+ * an active admin's address is admitted. `create` makes an active admin whatever exists already;
+ * `list` shows admins and invites. `end-grants` ends every assistant grant of a person, for when
+ * their account is disabled or deleted.
  * Talks to the running local stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
+ * `--help` prints the usage and does nothing else; a usage mistake exits 2, a refusal 1.
  */
 import { parseArgs } from 'node:util';
 import { normaliseEmail } from '#lib/db/keys.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
+import { LOCAL_ISSUER, localUserId } from '../dev-issuer.ts';
 import { fail, speakOneLine } from './cli-failure.ts';
 import { useLocalStack } from './running-stack.ts';
 
+const USAGE = `usage: npm run admin -- <command>
+  bootstrap --email E [--first-name F] [--last-name L]   the first active platform admin of a table
+  create --email E [--first-name F] [--last-name L]      an active platform admin, whatever exists
+  list                                                   platform admins and invites
+  end-grants --email E                                   end every assistant grant of the person with
+                                                         this address (their account was disabled or
+                                                         deleted); prints what it ended
+  --help                                                 this text`;
+
+/** A mistake in how the command was called: one line, then exit 2 (a refusal of the work exits 1). */
+function usageError(message: string): never {
+  console.error(`error: ${message} (npm run admin -- --help)`);
+  process.exit(2);
+}
+
 speakOneLine();
-const { values, positionals } = parseArgs({
-  options: { email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' } },
-  allowPositionals: true,
-});
-useLocalStack();
-const { bootstrapPlatformAdmin, ensurePlatformAdmin } = await import('#lib/admins/admin-provisioning.ts');
-const { listPlatformAdminEntries } = await import('#lib/admins/platform-admin-reads.ts');
+let parsed: ReturnType<typeof parseOptions>;
+try {
+  parsed = parseOptions();
+} catch (error) {
+  usageError(String((error as Error).message).split('. ')[0] ?? 'bad arguments');
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const command = positionals[0];
+if (!['bootstrap', 'create', 'list', 'end-grants'].includes(command ?? '')) {
+  usageError(command ? `unknown command '${command}'` : 'name a command');
+}
+
+function parseOptions() {
+  return parseArgs({
+    options: {
+      email: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+}
+
+/** The --email the command needs, in the format sign-up admits (lib/auth/sign-up-admission.ts). */
+function emailFlag(): string {
+  if (!values.email || !z.safeParse(emailAddress(), normaliseEmail(values.email)).success)
+    usageError(`${command} needs --email someone@example.com`);
+  return values.email;
+}
 
 /** The new admin's e-mail and names, from the flags. */
-function newAdmin(command: string) {
-  // The format sign-up admits (lib/auth/sign-up-admission.ts), so the admin can make an account.
-  if (!values.email || !z.safeParse(emailAddress(), normaliseEmail(values.email)).success)
-    fail(`${command} needs --email someone@example.com`);
+function newAdmin() {
   return {
-    email: values.email,
+    email: emailFlag(),
     ...(values['first-name'] ? { firstName: values['first-name'] } : {}),
     ...(values['last-name'] ? { lastName: values['last-name'] } : {}),
   };
 }
 
-switch (positionals[0]) {
-  case 'bootstrap':
-    console.log(JSON.stringify(await bootstrapPlatformAdmin(newAdmin('bootstrap')), null, 2));
+const email = command === 'list' ? undefined : emailFlag();
+useLocalStack();
+switch (command) {
+  case 'bootstrap': {
+    const { bootstrapPlatformAdmin } = await import('#lib/admins/admin-provisioning.ts');
+    console.log(JSON.stringify(await bootstrapPlatformAdmin(newAdmin()), null, 2));
     break;
+  }
   case 'create': {
-    const { created, entry } = await ensurePlatformAdmin(newAdmin('create'));
+    const { ensurePlatformAdmin } = await import('#lib/admins/admin-provisioning.ts');
+    const { created, entry } = await ensurePlatformAdmin(newAdmin());
     if (!created) fail(`${entry.email} already has an entry (${entry.kind}, ${entry.status})`);
     console.log(JSON.stringify(entry, null, 2));
     break;
   }
-  case 'list':
+  case 'list': {
+    const { listPlatformAdminEntries } = await import('#lib/admins/platform-admin-reads.ts');
     console.log(JSON.stringify(await listPlatformAdminEntries(), null, 2));
     break;
-  default:
-    fail(
-      'use: bootstrap --email E [--first-name F] [--last-name L] | create --email E [--first-name F] [--last-name L] | list',
-    );
+  }
+  case 'end-grants': {
+    const { endGrantsOfEmail } = await import('#lib/oauth/user-grants-end.ts');
+    // Locally the dev issuer's user id follows from the address: grants approved before approvals
+    // recorded the address are found too.
+    const local = process.env.JWT_ISSUER === LOCAL_ISSUER ? [localUserId(email as string)] : [];
+    const { setTimeout: sleep } = await import('node:timers/promises');
+    const result = await endGrantsOfEmail(email as string, {
+      alsoUserIds: local,
+      wait: (ms) => {
+        console.error(`waiting ${Math.ceil(ms / 1000)} s: an approval was not yet exchanged for a grant`);
+        return sleep(ms);
+      },
+    });
+    console.log(JSON.stringify(result, null, 2));
+    break;
+  }
 }
