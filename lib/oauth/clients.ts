@@ -5,13 +5,13 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
-import { NotFoundError, OAuthError, RateLimitedError } from '#lib/http/errors.ts';
+import { NotFoundError, OAuthError } from '#lib/http/errors.ts';
 import { isClientBlocked } from '#lib/oauth/client-blocks.ts';
 import { fetchClientMetadataDocument, isClientMetadataUrl } from '#lib/oauth/client-metadata-document.ts';
 import { clientNameProblem } from '#lib/oauth/client-name.ts';
 import { registeredScopes } from '#lib/oauth/client-scopes.ts';
 import { redirectUriProblem } from '#lib/oauth/redirect-uris.ts';
-import { countInWindow } from '#lib/rate/fixed-window.ts';
+import { admitInWindow } from '#lib/rate/fixed-window.ts';
 import { sourceKey } from '#lib/rate/source-key.ts';
 import * as z from '#lib/validation/zod.ts';
 
@@ -93,13 +93,11 @@ export interface ClientInput {
 
 /** Dynamic client registration (RFC 7591), rate-limited per source (an IPv6 source by its /64). */
 export async function registerClient(input: ClientInput, sourceIp: string) {
-  const refused = await countInWindow(REGISTRATION_LIMIT, sourceKey(sourceIp));
-  if (refused) {
-    throw new RateLimitedError(
-      'Too many client registrations from this address; retry shortly',
-      refused.retryAfterSeconds,
-    );
-  }
+  await admitInWindow(
+    REGISTRATION_LIMIT,
+    sourceKey(sourceIp),
+    'Too many client registrations from this address; retry shortly',
+  );
   return createClient(input, 'registration');
 }
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { dynamoClient } from '#lib/db/client.ts';
 import { endGrantsOfEmail } from '#lib/oauth/user-grants-end.ts';
-import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
-import { failsInOneLine, run } from '../support/cli-runs.ts';
+import { failsInOneLine, runOperatorCli, securityEvents } from '../support/cli-runs.ts';
 import { grantIdOf } from '../support/grant-items.ts';
 import { mcpStatus, refresh } from '../support/grant-probes.ts';
 import {
@@ -21,27 +20,7 @@ import { arrangeTenant } from '../support/tenants.ts';
  * `npm run admin -- end-grants --email …`: an operator ends every assistant grant of a person whose
  * account was disabled or deleted.
  */
-function admin(args: string[], env: Record<string, string> = {}) {
-  return run(process.execPath, ['--import', 'tsx', 'infra/local/cli/admin.ts', ...args], {
-    cwd: ROOT_DIR,
-    // The tests silence logs below errors; an operator's run logs its security events (warn).
-    env: {
-      ...process.env,
-      TABLE_NAME: '',
-      LOCAL_STATE_DIR: inject('harness').stateDir,
-      POWERTOOLS_LOG_LEVEL: 'WARN',
-      ...env,
-    },
-    timeout: 60_000,
-  });
-}
-
-/** The security events a CLI run logged (JSON lines on stderr). */
-const securityEvents = (stderr: string) =>
-  stderr
-    .split('\n')
-    .filter((line) => line.includes('"security_event"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const admin = (args: string[], env: Record<string, string> = {}) => runOperatorCli('admin.ts', args, env);
 
 /** How a usage mistake ends: exit 2, one line on stderr, nothing on stdout. */
 async function usageMistake(running: Promise<unknown>): Promise<string> {

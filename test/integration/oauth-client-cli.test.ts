@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
-import { failsInOneLine, run } from '../support/cli-runs.ts';
+import { failsInOneLine, runOperatorCli, securityEvents } from '../support/cli-runs.ts';
 import { documentHits, scriptDocument } from '../support/document-host.ts';
 import { mcpStatus, refresh } from '../support/grant-probes.ts';
 import { obtainTokens, postForm, REDIRECT_URI, startAuthorization } from '../support/oauth.ts';
@@ -12,26 +11,7 @@ import { arrangeTenant } from '../support/tenants.ts';
  * An operator stopping a client with `npm run oauth-client`: revoke a registered client, block and
  * unblock a metadata-document client by URL. Each must end the client's grants at once.
  */
-function oauthClient(args: string[]) {
-  return run(process.execPath, ['--import', 'tsx', 'infra/local/cli/oauth-client.ts', ...args], {
-    cwd: ROOT_DIR,
-    // The tests silence logs below errors; an operator's run logs its security events (warn).
-    env: {
-      ...process.env,
-      TABLE_NAME: '',
-      LOCAL_STATE_DIR: inject('harness').stateDir,
-      POWERTOOLS_LOG_LEVEL: 'WARN',
-    },
-    timeout: 60_000,
-  });
-}
-
-/** The security events a CLI run logged (JSON lines on stderr). */
-const securityEvents = (stderr: string) =>
-  stderr
-    .split('\n')
-    .filter((line) => line.includes('"security_event"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const oauthClient = (args: string[]) => runOperatorCli('oauth-client.ts', args);
 
 type Connection = Awaited<ReturnType<typeof obtainTokens>>;
 
