@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { RouteDefinition } from '#lib/http/route.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { buildServiceApp } from '../../infra/service-app.ts';
 
@@ -18,9 +19,12 @@ export type Resources = Record<
   { Type: string; Properties?: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string }
 >;
 
-/** Every stack's template of one build, by stack name, and all their resources together. */
-export function synthesize(extraContext: Record<string, unknown> = {}) {
-  const built = buildServiceApp({ app: newApp(extraContext) });
+/**
+ * Every stack's template of one build, by stack name, and all their resources together; `routes`
+ * builds the app over other route rows than the route table's.
+ */
+export function synthesize(extraContext: Record<string, unknown> = {}, routes?: readonly RouteDefinition[]) {
+  const built = buildServiceApp({ app: newApp(extraContext), ...(routes ? { routes } : {}) });
   const stacks = [
     ...(built.pages ? [built.pages] : []),
     built.stateful,
