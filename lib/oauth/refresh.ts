@@ -1,7 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type AccountStatus, accountStatus } from '#lib/auth/account-status.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
+import { startedAhead } from '#lib/http/started-ahead.ts';
 import { admitClient } from '#lib/oauth/endpoint-limits.ts';
 import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
@@ -18,7 +20,9 @@ import { newRefreshToken, tokenResponse } from '#lib/oauth/token-response.ts';
  * POST /oauth/token with grant_type=refresh_token (the endpoint: lib/oauth/tokens.ts). A current
  * refresh token moves its grant to the next generation and is replaced; one of the generation just
  * replaced still works for 30 s (two concurrent refreshes both succeed); anything older means a
- * token was copied, and the grant is revoked. No refresh outlives the grant's 90 days.
+ * token was copied, and the grant is revoked. No refresh outlives the grant's 90 days, nor the
+ * account of the person who approved it: one the user pool reports disabled or deleted ends the
+ * grant (lib/auth/account-status.ts).
  */
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -46,13 +50,17 @@ export async function refreshTokens(request: TokenRequest, admitted: Promise<voi
   assertSameResource(request.resource, token.resource);
   const scopes = narrowedScopes(request.scope, token.scopes);
 
-  // The token is the client's: only now does the request count against the client's budget.
+  // The token is the client's: only now does the request count against the client's budget, and
+  // only now is the user pool asked whether its person's account is still active. Both go out
+  // beside the grant's read; a grant that has ended is refused whatever the pool answers.
+  const account = startedAhead(accountStatus(token.account_subject));
   const [grant] = await Promise.all([readGrant(token.grant_id), admitClient('token', token.client_id)]);
   if (!grant || grant.revoked_at) throw invalidGrant('The grant was revoked; sign in again');
   const endsAtEpoch = grantEndsAtEpoch(grant);
   if (endsAtEpoch <= nowSeconds()) {
     throw invalidGrant('The grant ended 90 days after consent; sign in again');
   }
+  await endIfAccountInactive(await account, token);
 
   const next = newRefreshToken();
   const nextItem: RefreshItem = {
@@ -60,6 +68,7 @@ export async function refreshTokens(request: TokenRequest, admitted: Promise<voi
     generation: token.generation + 1,
     client_id: token.client_id,
     user_id: token.user_id,
+    account_subject: token.account_subject,
     resource: token.resource,
     scopes: token.scopes,
     expires_at_epoch: Math.min(nowSeconds() + REFRESH_TOKEN_SECONDS, endsAtEpoch),
@@ -119,6 +128,22 @@ export async function refreshTokens(request: TokenRequest, admitted: Promise<voi
     user_id: token.user_id,
   });
   throw invalidGrant('The refresh token was used before; its grant is revoked, sign in again');
+}
+
+/**
+ * A grant whose person's account was disabled or deleted in the user pool ends here, as when the
+ * person or an operator ends it (its access tokens are refused at their next use), and the refresh
+ * is refused. Any other status lets the refresh go on.
+ */
+async function endIfAccountInactive(status: AccountStatus, token: RefreshItem): Promise<void> {
+  if (status !== 'disabled' && status !== 'gone') return;
+  await revokeGrant(token.grant_id);
+  securityEvent(status === 'disabled' ? 'grant_ended_account_disabled' : 'grant_ended_account_deleted', {
+    grant_id: token.grant_id,
+    client_id: token.client_id,
+    user_id: token.user_id,
+  });
+  throw invalidGrant('The account that approved this grant is no longer active; the grant has ended');
 }
 
 async function readGrant(grantId: string): Promise<Record<string, unknown> | undefined> {
