@@ -11,10 +11,11 @@ import { once } from '#lib/validation/lazy.ts';
 
 /**
  * Whether a person's console account still exists and may sign in, as the stage's Cognito user
- * pool says: AdminGetUser with the account's `sub` as Username (in a pool whose users sign in by
- * e-mail, the username is no alias, and Cognito then takes the sub). The token endpoint asks before
- * each refresh, so an account disabled or deleted in the pool ends its assistants' grants at their
- * next refresh (docs/decisions.md, 'OAuth for assistants').
+ * pool says: AdminGetUser with the account's `sub` as Username, which Cognito accepts in a pool
+ * like ours, where people sign in with their e-mail as username and Cognito makes up the username
+ * itself. The token endpoint asks before each refresh, so an account disabled or deleted in the
+ * pool ends its assistants' grants at their next refresh (docs/decisions.md, 'OAuth for
+ * assistants').
  *
  * CONSOLE_USER_POOL_ID names the pool: CDK gives it to the functions whose route row asks for the
  * account directory, and only on a stage with its own pool. Without it (another issuer; the local
