@@ -228,6 +228,8 @@ export class RoutesStack extends Stack {
       jwtAudience: 'jwt-audience',
       jwtProfile: 'jwt-profile',
       jwtKeySet: 'jwt-key-set',
+      userPoolId: 'user-pool-id',
+      userPoolArn: 'user-pool-arn',
     };
     for (const [name, key] of Object.entries(keys)) {
       Object.defineProperty(refs, name, { get: () => read(key), enumerable: true });

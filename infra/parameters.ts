@@ -22,6 +22,8 @@ export type ParameterKey =
   | 'jwt-audience'
   | 'jwt-profile'
   | 'jwt-key-set'
+  | 'user-pool-id'
+  | 'user-pool-arn'
   | 'console-api-id'
   | 'assistant-api-id'
   | 'alarm-topic-arn'

@@ -41,6 +41,7 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     stage: context.stage,
     sesSender: context.sesSender,
     photosPublicBaseUrl: context.photosPublicBaseUrl,
+    consoleUserPool: context.externalIssuer === undefined,
   };
 
   const areas = [...new Set(routes.map((route) => route.area))];

@@ -53,6 +53,9 @@ export interface StatefulRefs {
   jwtProfile: string;
   /** The console issuer's public keys as JSON, `{"keys":[]}` when none (infra/console-key-set.ts). */
   jwtKeySet: string;
+  /** The console's Cognito user pool; read only where `ServiceConfig.consoleUserPool` says there is one. */
+  userPoolId: string;
+  userPoolArn: string;
 }
 
 export interface ServiceConfig {
@@ -66,7 +69,13 @@ export interface ServiceConfig {
   mcpAllowedOrigins: string[];
   /** A CDN in front of the photo bucket (context `photosPublicBaseUrl`): imports name public URLs. */
   photosPublicBaseUrl?: string | undefined;
+  /** The stage's console signs in with its own Cognito user pool (no context `issuer`). */
+  consoleUserPool: boolean;
 }
+
+/** Whether a route's function asks the user pool about accounts: where it asks and the stage has a pool. */
+const asksAccountDirectory = (route: RouteDefinition, config: ServiceConfig): boolean =>
+  Boolean(route.permissions.accountDirectory) && config.consoleUserPool;
 
 /** Whether a route's function reads the internal API keys: every internal route, and any that asks. */
 const readsInternalApiKeys = (route: RouteDefinition): boolean =>
@@ -99,6 +108,7 @@ export function functionEnvironment(
     environment.INTERNAL_API_KEYS_SECRET_ID = refs.internalApiKeysArn;
   }
   if (signsCursors(route)) environment.CURSOR_SECRET_ID = refs.cursorSecretArn;
+  if (asksAccountDirectory(route, config)) environment.CONSOLE_USER_POOL_ID = refs.userPoolId;
   if (route.permissions.photos) environment.PHOTOS_BUCKET = refs.photosBucketName;
   if (route.permissions.photos === 'readwrite' && config.photosPublicBaseUrl) {
     environment.PHOTOS_PUBLIC_BASE_URL = config.photosPublicBaseUrl;
@@ -196,6 +206,12 @@ export class ServiceFunction extends Construct {
           actions: secretActions(true),
           resources: [refs.oauthSigningKeyArn],
         }),
+      );
+    }
+    if (asksAccountDirectory(route, config)) {
+      // One read of one user by its sub, on this stage's pool alone (lib/auth/account-status.ts).
+      role.addToPolicy(
+        new iam.PolicyStatement({ actions: ['cognito-idp:AdminGetUser'], resources: [refs.userPoolArn] }),
       );
     }
     if (route.permissions.sendEmail) {

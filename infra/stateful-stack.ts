@@ -184,6 +184,11 @@ export class StatefulStack extends Stack {
     publishParameter(this, stage, 'jwt-issuer', this.consoleIssuer.issuer);
     publishParameter(this, stage, 'jwt-audience', this.consoleIssuer.audience);
     publishParameter(this, stage, 'jwt-profile', this.consoleIssuer.profile);
+    // The token endpoint asks the pool whether a person's account is still active before a refresh.
+    if (this.userPool) {
+      publishParameter(this, stage, 'user-pool-id', this.userPool.userPoolId);
+      publishParameter(this, stage, 'user-pool-arn', this.userPool.userPoolArn);
+    }
     // The user pool's public keys, so console functions start without fetching them. Another
     // issuer's keys are not this stack's to snapshot: the functions fetch them on first use.
     publishParameter(

@@ -24,7 +24,7 @@ export interface ClientTimeouts {
 }
 
 /**
- * Per dependency. DynamoDB and Secrets Manager answer in milliseconds; S3 moves up to 4.4 MB.
+ * Per dependency. DynamoDB, Secrets Manager and Cognito answer in milliseconds; S3 moves up to 4.4 MB.
  * The worst case of one call is attempts × (connect + request) plus the backoff between attempts.
  */
 export const CLIENT_TIMEOUTS = {
@@ -32,6 +32,8 @@ export const CLIENT_TIMEOUTS = {
   s3: { connectionTimeout: 1_000, requestTimeout: 5_000, maxAttempts: 2 },
   ses: { connectionTimeout: 1_000, requestTimeout: 5_000, maxAttempts: 2 },
   secretsManager: { connectionTimeout: 1_000, requestTimeout: 3_000, maxAttempts: 3 },
+  // The user pool's AdminGetUser, asked before a refresh (lib/auth/account-status.ts).
+  cognito: { connectionTimeout: 1_000, requestTimeout: 3_000, maxAttempts: 3 },
 } as const satisfies Record<string, ClientTimeouts>;
 
 /**

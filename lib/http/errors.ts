@@ -102,7 +102,8 @@ export class ValidationError extends HttpError {
  * - identity_provider: the console issuer's JWKS could not be fetched;
  * - token_keys: the OAuth server's published keys could not be read;
  * - mail: SES did not take an e-mail;
- * - external_photo: a photo's external host failed.
+ * - external_photo: a photo's external host failed;
+ * - account_directory: the user pool did not say whether a person's account is still active.
  */
 export type UnavailableCause =
   | 'timeout'
@@ -112,7 +113,8 @@ export type UnavailableCause =
   | 'identity_provider'
   | 'token_keys'
   | 'mail'
-  | 'external_photo';
+  | 'external_photo'
+  | 'account_directory';
 
 export class ServiceUnavailableError extends HttpError {
   constructor(

@@ -16,6 +16,12 @@ export interface RoutePermissions {
    * only; the public keys are read from the table).
    */
   oauthSigningKey?: 'readwrite';
+  /**
+   * AdminGetUser on the console's Cognito user pool: whether a person's account is still active
+   * (the token endpoint, before a refresh; lib/auth/account-status.ts). Granted, with the pool's
+   * id in the environment, only on a stage that has its own pool.
+   */
+  accountDirectory?: 'read';
 }
 
 /**

@@ -119,6 +119,9 @@ export async function decideConsentRequest(
           resource: request.resource,
           scopes: request.scopes,
           user_id: user.userId,
+          // The account behind the user id, so that each refresh can ask whether it is still active.
+          account_issuer: user.issuer,
+          account_subject: user.subject,
           expires_at: new Date(now + CODE_SECONDS * 1000).toISOString(),
           // Kept a day so that a second use is recognised as reuse (and revokes what it issued).
           expires_at_epoch: Math.ceil(now / 1000) + 24 * 3600,

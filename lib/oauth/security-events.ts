@@ -24,6 +24,10 @@ export type SecurityEventName =
   | 'grant_ended_by_user'
   /** An operator ended a person's grants (their account was disabled or deleted). */
   | 'grant_ended_by_operator'
+  /** A refresh found the approving account disabled in the user pool: its grant ended. */
+  | 'grant_ended_account_disabled'
+  /** A refresh found no approving account in the user pool any more (deleted): its grant ended. */
+  | 'grant_ended_account_deleted'
   /** A client revoked a token at /oauth/revoke, ending its grant. */
   | 'grant_revoked_by_client';
 

@@ -7,6 +7,11 @@ import * as z from '#lib/validation/zod.ts';
  * a refresh token as the endpoint stored it (under the SHA-256 of the token), each through the
  * stored-item boundary. A code names the grant it starts and what its exchange must match (client,
  * redirect URI, PKCE challenge).
+ *
+ * `account_issuer` and `account_subject` name the console account that approved (the `iss` and
+ * `sub` its user id is made from, lib/auth/user-id.ts), so that a refresh can ask the user pool
+ * whether that account is still active (lib/auth/account-status.ts). Codes and grants approved
+ * before approvals recorded them have neither, and their refreshes ask nothing.
  */
 export interface CodeItem {
   grant_id: string;
@@ -18,6 +23,8 @@ export interface CodeItem {
   resource: string;
   scopes: string[];
   user_id: string;
+  account_issuer?: string;
+  account_subject?: string;
   expires_at: string;
   used_at?: string;
 }
@@ -28,6 +35,8 @@ export interface RefreshItem {
   generation: number;
   client_id: string;
   user_id: string;
+  /** The approving account's `sub`, asked after before each refresh; absent on older grants. */
+  account_subject?: string;
   resource: string;
   scopes: string[];
   expires_at_epoch: number;
@@ -44,6 +53,8 @@ export const authorizationCodeItem = storedItem<CodeItem>('OAuth authorization c
     resource: z.string(),
     scopes: z.array(z.string()),
     user_id: z.string(),
+    account_issuer: z.optional(z.string()),
+    account_subject: z.optional(z.string()),
     expires_at: z.string(),
     used_at: z.optional(z.string()),
   }),
@@ -55,6 +66,7 @@ export const refreshTokenItem = storedItem<RefreshItem>('OAuth refresh token', (
     generation: z.number(),
     client_id: z.string(),
     user_id: z.string(),
+    account_subject: z.optional(z.string()),
     resource: z.string(),
     scopes: z.array(z.string()),
     expires_at_epoch: z.number(),

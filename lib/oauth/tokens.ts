@@ -1,57 +1,32 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { JWK } from 'jose';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { OAuthError } from '#lib/http/errors.ts';
-import { admitClient } from '#lib/oauth/endpoint-limits.ts';
-import { grantEndsAtEpoch } from '#lib/oauth/grant-end.ts';
 import { transactOnConditions } from '#lib/oauth/grant-transaction.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
+import { refreshTokens } from '#lib/oauth/refresh.ts';
 import { revokeGrant } from '#lib/oauth/revocation.ts';
 import { securityEvent } from '#lib/oauth/security-events.ts';
-import {
-  accessTokenSeconds,
-  canonicalResource,
-  GRANT_MAX_SECONDS,
-  issuer,
-  REFRESH_GRACE_SECONDS,
-  REFRESH_TOKEN_SECONDS,
-} from '#lib/oauth/settings.ts';
-import { signAccessToken, signingKeyAhead } from '#lib/oauth/signing-key.ts';
-import {
-  authorizationCodeItem,
-  type CodeItem,
-  type RefreshItem,
-  refreshTokenItem,
-} from '#lib/oauth/token-items.ts';
+import { accessTokenSeconds, GRANT_MAX_SECONDS, REFRESH_TOKEN_SECONDS } from '#lib/oauth/settings.ts';
+import { signingKeyAhead } from '#lib/oauth/signing-key.ts';
+import { authorizationCodeItem, type CodeItem, type RefreshItem } from '#lib/oauth/token-items.ts';
+import { assertSameResource, invalidGrant, type TokenRequest } from '#lib/oauth/token-request.ts';
+import { newRefreshToken, tokenResponse } from '#lib/oauth/token-response.ts';
 
 /**
  * POST /oauth/token.
  *
  * A consent approval leaves a code; exchanging it starts a grant (client, user, resource, scopes).
  * Only a grant that includes `offline_access` gets refresh tokens; without it the grant is a
- * session that ends when its one access token expires. Refresh tokens are opaque, stored as SHA-256 hashes, and rotated:
- * each carries the grant's generation when it was issued. Using a current one moves the grant to
- * the next generation; one of the generation just replaced still works for 30 s (two concurrent
- * refreshes both succeed); anything older means a token was copied, and the grant is revoked.
- * A grant ends 90 days after consent however often it is refreshed, and no refresh token outlives
- * it. Access tokens are 15-minute JWTs naming their grant (`gid`), so revoking a grant stops them
- * too. Public clients send their client_id with every request (RFC 6749 §3.2.1): a token or code
- * presented by another client is refused without touching the grant.
+ * session that ends when its one access token expires. Refresh tokens are opaque, stored as
+ * SHA-256 hashes, and rotated (lib/oauth/refresh.ts). A grant ends 90 days after consent however
+ * often it is refreshed, and no refresh token outlives it. Access tokens are 15-minute JWTs naming
+ * their grant (`gid`), so revoking a grant stops them too. Public clients send their client_id with
+ * every request (RFC 6749 §3.2.1): a token or code presented by another client is refused without
+ * touching the grant.
  */
-export interface TokenRequest {
-  grant_type: string;
-  code?: string | undefined;
-  redirect_uri?: string | undefined;
-  code_verifier?: string | undefined;
-  client_id: string;
-  refresh_token?: string | undefined;
-  resource?: string | undefined;
-  scope?: string | undefined;
-}
 
-const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
@@ -60,7 +35,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  */
 export async function issueTokens(request: TokenRequest, admitted: Promise<void> = Promise.resolve()) {
   if (request.grant_type === 'authorization_code') return exchangeCode(request, admitted);
-  if (request.grant_type === 'refresh_token') return refresh(request, admitted);
+  if (request.grant_type === 'refresh_token') return refreshTokens(request, admitted);
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
 }
 
@@ -125,6 +100,8 @@ async function exchangeCode(request: TokenRequest, admitted: Promise<void>) {
           client_name: stored.client_name,
           client_source: stored.client_source,
           user_id: stored.user_id,
+          account_issuer: stored.account_issuer,
+          account_subject: stored.account_subject,
           resource: stored.resource,
           scopes: stored.scopes,
           generation: 1,
@@ -207,6 +184,7 @@ function grantLife(code: CodeItem): {
       generation: 1,
       client_id: code.client_id,
       user_id: code.user_id,
+      account_subject: code.account_subject,
       resource: code.resource,
       scopes: code.scopes,
       expires_at_epoch: offline ? now + REFRESH_TOKEN_SECONDS : endsAtEpoch,
@@ -244,160 +222,10 @@ function clientStillAllowed(code: CodeItem) {
   };
 }
 
-async function refresh(request: TokenRequest, admitted: Promise<void>) {
-  if (!request.refresh_token) throw new OAuthError('invalid_request', 'Missing refresh_token');
-  if (!request.client_id) throw new OAuthError('invalid_request', 'Missing client_id');
-  // The signing key does not depend on the token: its reads go out beside the token's.
-  const signingKey = signingKeyAhead();
-  const [{ Item }] = await Promise.all([
-    dynamo.send(
-      new GetCommand({
-        TableName: tableName,
-        Key: keys.oauthRefreshToken(hashSecret(request.refresh_token)),
-        ConsistentRead: true,
-      }),
-    ),
-    admitted,
-  ]);
-  const token = Item && refreshTokenItem.fromItem(Item);
-  if (!token || token.expires_at_epoch <= nowSeconds()) throw invalidGrant('The refresh token is not valid');
-  if (request.client_id !== token.client_id) {
-    throw invalidGrant('The refresh token was issued to another client');
-  }
-  assertSameResource(request.resource, token.resource);
-  const scopes = narrowedScopes(request.scope, token.scopes);
-
-  // The token is the client's: only now does the request count against the client's budget.
-  const [grant] = await Promise.all([readGrant(token.grant_id), admitClient('token', token.client_id)]);
-  if (!grant || grant.revoked_at) throw invalidGrant('The grant was revoked; sign in again');
-  const endsAtEpoch = grantEndsAtEpoch(grant);
-  if (endsAtEpoch <= nowSeconds()) {
-    throw invalidGrant('The grant ended 90 days after consent; sign in again');
-  }
-
-  const next = newRefreshToken();
-  const nextItem: RefreshItem = {
-    grant_id: token.grant_id,
-    generation: token.generation + 1,
-    client_id: token.client_id,
-    user_id: token.user_id,
-    resource: token.resource,
-    scopes: token.scopes,
-    expires_at_epoch: Math.min(nowSeconds() + REFRESH_TOKEN_SECONDS, endsAtEpoch),
-  };
-  const putNext = {
-    Put: { TableName: tableName, Item: { ...keys.oauthRefreshToken(hashSecret(next)), ...nextItem } },
-  };
-  const now = new Date();
-  // The usual case: a current token moves the grant to the next generation.
-  const rotated = await transactOnConditions([
-    {
-      Update: {
-        TableName: tableName,
-        Key: keys.oauthGrant(token.grant_id),
-        UpdateExpression:
-          'SET generation = :next, rotated_at = :now, last_used_at = :now, expires_at_epoch = :expires',
-        ConditionExpression: 'generation = :current AND attribute_not_exists(revoked_at)',
-        ExpressionAttributeValues: {
-          ':current': token.generation,
-          ':next': token.generation + 1,
-          ':now': now.toISOString(),
-          ':expires': nextItem.expires_at_epoch,
-        },
-      },
-    },
-    putNext,
-  ]);
-  if (rotated.written) return tokenResponse(nextItem, scopes, next, signingKey);
-
-  // Just replaced by a concurrent refresh: still good for the grace period, joining the new
-  // generation. A check, not an update: concurrent checks do not conflict with each other, and
-  // the rotation moments ago set last_used_at.
-  const graced = await transactOnConditions([
-    {
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.oauthGrant(token.grant_id),
-        ConditionExpression:
-          'generation = :next AND rotated_at > :cutoff AND attribute_not_exists(revoked_at)',
-        ExpressionAttributeValues: {
-          ':next': token.generation + 1,
-          ':cutoff': new Date(now.getTime() - REFRESH_GRACE_SECONDS * 1000).toISOString(),
-        },
-      },
-    },
-    putNext,
-  ]);
-  if (graced.written) return tokenResponse(nextItem, scopes, next, signingKey);
-
-  // Neither: revoked meanwhile, or the token was spent before the grace period (copied).
-  const current = await readGrant(token.grant_id);
-  if (!current || current.revoked_at) throw invalidGrant('The grant was revoked; sign in again');
-  await revokeGrant(token.grant_id);
-  securityEvent('refresh_token_reused', {
-    grant_id: token.grant_id,
-    client_id: token.client_id,
-    user_id: token.user_id,
-  });
-  throw invalidGrant('The refresh token was used before; its grant is revoked, sign in again');
-}
-
-async function readGrant(grantId: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.oauthGrant(grantId), ConsistentRead: true }),
-  );
-  return Item;
-}
-
-async function tokenResponse(
-  grant: RefreshItem,
-  scopes: string[],
-  refreshToken: string | undefined,
-  signingKey: Promise<JWK>,
-) {
-  const scope = scopes.join(' ');
-  const accessToken = await signAccessToken(
-    { client_id: grant.client_id, scope, gid: grant.grant_id },
-    {
-      issuer: issuer(),
-      audience: grant.resource,
-      subject: grant.user_id,
-      expiresInSeconds: accessTokenSeconds(),
-    },
-    signingKey,
-  );
-  return {
-    access_token: accessToken,
-    token_type: 'Bearer' as const,
-    expires_in: accessTokenSeconds(),
-    ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
-    scope,
-  };
-}
-
-const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
-
 /** PKCE S256 (RFC 7636 §4.6), compared in constant time. */
 function pkceMatches(verifier: string, challenge: string): boolean {
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
   const computed = Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
   const expected = Buffer.from(challenge);
   return computed.length === expected.length && timingSafeEqual(computed, expected);
-}
-
-/** `resource` at the token endpoint is optional; when sent it must be the one the grant is for. */
-function assertSameResource(requested: string | undefined, granted: string): void {
-  if (requested === undefined) return;
-  if (canonicalResource(requested) !== granted) {
-    throw new OAuthError('invalid_target', 'resource differs from the one that was authorized');
-  }
-}
-
-/** A refresh may ask for fewer scopes (for that access token), never more. */
-function narrowedScopes(requested: string | undefined, granted: string[]): string[] {
-  if (!requested) return granted;
-  const asked = [...new Set(requested.split(/\s+/).filter(Boolean))];
-  const extra = asked.filter((scope) => !granted.includes(scope));
-  if (extra.length > 0) throw new OAuthError('invalid_scope', `Not granted: ${extra.join(' ')}`);
-  return asked;
 }

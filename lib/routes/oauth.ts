@@ -131,7 +131,7 @@ export const oauthRoutes = {
     handler: 'functions/oauth/issue-token.ts',
     summary: 'Exchange a code or a refresh token for tokens',
     description:
-      "Public clients send `client_id` with every request: a code or refresh token presented by another client is `invalid_grant` and changes nothing. A refresh token is issued only when the grant includes `offline_access`; without it the grant ends when its access token expires. Refresh tokens rotate; the one just replaced stays usable for 30 s, an older one ends its grant. A grant ends 90 days after consent however often it is refreshed. A spent code presented again by its own client (same redirect_uri and PKCE verifier) ends what it issued. Requests are limited per source address, and per client once the code or refresh token is shown to be that client's: past a limit, 429 `temporarily_unavailable` with `retry-after`.",
+      "Public clients send `client_id` with every request: a code or refresh token presented by another client is `invalid_grant` and changes nothing. A refresh token is issued only when the grant includes `offline_access`; without it the grant ends when its access token expires. Refresh tokens rotate; the one just replaced stays usable for 30 s, an older one ends its grant. A grant ends 90 days after consent however often it is refreshed, and at the first refresh after the account of the person who approved it was disabled or deleted in the stage's user pool (`invalid_grant`). A spent code presented again by its own client (same redirect_uri and PKCE verifier) ends what it issued. Requests are limited per source address, and per client once the code or refresh token is shown to be that client's: past a limit, 429 `temporarily_unavailable` with `retry-after`.",
     cors: 'any-origin',
     bodyFormat: 'form',
     successStatus: 200,
@@ -145,7 +145,7 @@ export const oauthRoutes = {
     },
     response: TokenResponse,
     errors: [400, 429],
-    permissions: { table: 'readwrite', oauthSigningKey: 'readwrite' },
+    permissions: { table: 'readwrite', oauthSigningKey: 'readwrite', accountDirectory: 'read' },
     maxBodyBytes: 16 * 1024,
   },
   revokeOAuthToken: {

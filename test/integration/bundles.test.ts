@@ -23,6 +23,7 @@ const cdkEnvironment = (route: RouteDefinition) =>
       publicUrl: 'public',
       mcpAllowedOrigins: ['origin'],
       photosPublicBaseUrl: 'cdn',
+      consoleUserPool: true,
     },
     {
       tableName: 'table',
@@ -36,6 +37,8 @@ const cdkEnvironment = (route: RouteDefinition) =>
       jwtAudience: 'audience',
       jwtProfile: 'profile',
       jwtKeySet: '{"keys":[]}',
+      userPoolId: 'user-pool-id',
+      userPoolArn: 'user-pool-arn',
     },
   );
 
@@ -72,6 +75,7 @@ function grantedClients(route: RouteDefinition): string[] {
     INTERNAL_API_KEYS_SECRET_ID: 'client-secrets-manager',
     OAUTH_SIGNING_KEY_SECRET_ID: 'client-secrets-manager',
     CURSOR_SECRET_ID: 'client-secrets-manager',
+    CONSOLE_USER_POOL_ID: 'client-cognito-identity-provider',
   };
   return ['client-dynamodb', ...given.flatMap((name) => clientFor[name] ?? [])];
 }

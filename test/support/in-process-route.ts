@@ -13,10 +13,13 @@ export interface InProcessRequest {
   url: string;
   headers?: Record<string, string>;
   json?: unknown;
+  /** A form body (application/x-www-form-urlencoded), as the OAuth endpoints take. */
+  form?: Record<string, string>;
 }
 
 export interface InProcessAnswer {
   status: number;
+  headers: Record<string, string>;
   body: unknown;
 }
 
@@ -30,13 +33,20 @@ export async function callInProcess(
   const headers = {
     ...request.headers,
     ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(request.form === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
   };
+  const body =
+    request.form !== undefined
+      ? new URLSearchParams(request.form).toString()
+      : request.json === undefined
+        ? ''
+        : JSON.stringify(request.json);
   const event: APIGatewayProxyEventV2 = buildHttpApiEvent(
     {
       method,
       url: request.url,
       rawHeaders: Object.entries(headers).flat(),
-      body: Buffer.from(request.json === undefined ? '' : JSON.stringify(request.json)),
+      body: Buffer.from(body),
       sourceIp: '127.0.0.1',
     },
     match,
@@ -48,7 +58,13 @@ export async function callInProcess(
   } as unknown as Context;
   const invoke = handler as (e: APIGatewayProxyEventV2, c: Context) => Promise<unknown>;
   const result = (await invoke(event, context)) as APIGatewayProxyStructuredResultV2;
-  return { status: result.statusCode ?? 200, body: parsed(result.body) };
+  return {
+    status: result.statusCode ?? 200,
+    headers: Object.fromEntries(
+      Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+    ),
+    body: parsed(result.body),
+  };
 }
 
 function parsed(body: string | undefined): unknown {

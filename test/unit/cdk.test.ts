@@ -127,6 +127,8 @@ describe('CDK app', () => {
       const expected = new Set(['logs', 'dynamodb', 'xray']);
       if (route.permissions.photos) expected.add('s3');
       if (route.permissions.sendEmail) expected.add('ses');
+      // The stage has its own user pool (no context issuer): the account check is granted.
+      if (route.permissions.accountDirectory) expected.add('cognito-idp');
       if (
         route.auth === 'internal' ||
         route.permissions.internalApiKeys ||
