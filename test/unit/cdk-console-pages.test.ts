@@ -51,6 +51,8 @@ const PARAMETERS = {
   'oauth-signing-key-arn': 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing',
   'cursor-secret-arn': 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:cursor',
   'alarm-topic-arn': 'arn:aws:sns:eu-west-1:123456789012:alarms',
+  'user-pool-id': 'eu-west-1_Example',
+  'user-pool-arn': 'arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_Example',
 } as const;
 const COGNITO = 'https://business-platform-trial-123456789012.auth.eu-west-1.amazoncognito.com';
 const EXECUTE_API = `https://${PARAMETERS['console-api-id']}.execute-api.eu-west-1.amazonaws.com`;
