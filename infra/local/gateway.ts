@@ -27,6 +27,8 @@ import { gatewayError, type HttpResponse, invokeRoute } from './lambda-runner.ts
 
 export { ISSUER_PATH };
 export const DYNAMO_CALLS_HEADER = 'x-local-dynamodb-calls';
+/** Local only: milliseconds the function's SDK calls waited for their IAM decisions (the bench's figure). */
+export const IAM_MS_HEADER = 'x-local-iam-ms';
 export const DYNAMO_AUTH_CALLS_HEADER = 'x-local-dynamodb-auth-calls';
 export const DYNAMO_CAPACITY_HEADER = 'x-local-dynamodb-capacity';
 /** Read and write request units apart (auth included), and the operation's sequential round trips. */
@@ -156,7 +158,11 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
   }
   // Local only: how many DynamoDB calls the operation made, for tests and the bench to check budgets.
   const inlineLimit = request.headers[PHOTO_INLINE_LIMIT_HEADER];
-  const { response: result, usage } = await invokeRoute(
+  const {
+    response: result,
+    usage,
+    iamMs,
+  } = await invokeRoute(
     gateway.rootDir,
     typeof inlineLimit === 'string'
       ? { ...match.route, environment: { PHOTO_INLINE_LIMIT_BYTES: inlineLimit } }
@@ -171,6 +177,7 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
   result.headers[DYNAMO_ROUND_TRIPS_HEADER] = String(usage.roundTrips - usage.authRoundTrips);
   result.headers[DYNAMO_ALL_ROUND_TRIPS_HEADER] = String(usage.roundTrips);
   result.headers[DYNAMO_OPERATIONS_HEADER] = usage.operations.join(',');
+  result.headers[IAM_MS_HEADER] = iamMs.toFixed(3);
   if (apiSurfaces(match.route).includes('console')) {
     Object.assign(result.headers, consoleResponseHeaders(origin, gateway.consoleOrigins));
   }

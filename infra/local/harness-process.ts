@@ -2,14 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { RunningHarness } from './harness.ts';
+import type { IamReport } from './iam/enforcer.ts';
 import { ROOT_DIR } from './paths.ts';
 
 /** What a harness started with --ready-json reports about itself (start.ts prints it). */
-export type HarnessInfo = Omit<RunningHarness, 'stop'>;
+export type HarnessInfo = Omit<RunningHarness, 'stop' | 'iamReport'>;
 
 export interface HarnessProcess {
   info: HarnessInfo;
-  stop(): Promise<void>;
+  /** Stops it; resolves to the IAM decisions it made over its life (undefined if it never said). */
+  stop(): Promise<IamReport | undefined>;
 }
 
 /**
@@ -33,9 +35,11 @@ export async function startHarnessProcess(): Promise<HarnessProcess> {
   });
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  let report: IamReport | undefined;
   const info = await new Promise<HarnessInfo>((resolve, reject) => {
     lines.on('line', (line) => {
       if (line.startsWith('HARNESS_READY ')) resolve(JSON.parse(line.slice('HARNESS_READY '.length)));
+      if (line.startsWith('HARNESS_IAM ')) report = JSON.parse(line.slice('HARNESS_IAM '.length));
     });
     void exited.then(() => reject(new Error(`harness exited before it was ready:\n${stderr}`)));
   });
@@ -47,6 +51,7 @@ export async function startHarnessProcess(): Promise<HarnessProcess> {
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
+      return report;
     },
   };
 }

@@ -22,14 +22,14 @@ import {
   startSes,
 } from './emulators.ts';
 import { type Gateway, handle, notReady, send } from './gateway.ts';
-import { gatewayError, stopFunctions } from './lambda-runner.ts';
+import { IamEnforcer, type IamReport, loadIamEnforcer } from './iam/enforcer.ts';
+import type { TemplateSet } from './iam/template-resolver.ts';
+import { gatewayError, stopFunctions, useIamEnforcer } from './lambda-runner.ts';
+import { LOCAL_PHOTOS_BUCKET, LOCAL_SES_SENDER, LOCAL_TABLE_NAME } from './local-names.ts';
 import { refuseForeignHost } from './loopback-host.ts';
 import type { SeedRecord } from './seed.ts';
 import { acquireStackLock, describeRunningStack } from './stack-lock.ts';
 
-export const LOCAL_TABLE_NAME = 'business-platform-local';
-export const LOCAL_PHOTOS_BUCKET = 'business-platform-photos-local';
-export const LOCAL_SES_SENDER = 'no-reply@business-platform.local';
 // The headers the local stack adds to every function's answer (defined beside the code that sets them).
 export {
   DYNAMO_AUTH_CALLS_HEADER,
@@ -38,6 +38,7 @@ export {
   DYNAMO_ROUND_TRIPS_HEADER,
   DYNAMO_UNITS_HEADER,
 } from './gateway.ts';
+export { LOCAL_PHOTOS_BUCKET, LOCAL_SES_SENDER, LOCAL_TABLE_NAME } from './local-names.ts';
 /** Present in the state folder while a stack is running; see infra/local/cli/running-stack.ts. */
 export const RUNTIME_FILE = 'runtime.json';
 
@@ -58,6 +59,11 @@ export interface HarnessOptions {
   emulators?: { dynamodb: RunningEmulator; s3: RunningEmulator; ses: RunningEmulator };
   /** One timeout, in seconds, for every function instead of each route's own (tests of stalls). */
   functionTimeoutSeconds?: number;
+  /**
+   * The synthesized templates whose policies the functions' calls are checked against, instead of
+   * the current tree's (a test that narrows a route row's permissions).
+   */
+  templates?: TemplateSet;
 }
 
 /** `.local/credentials.json`: everything a script needs to drive the local stack. */
@@ -78,6 +84,10 @@ export interface RunningHarness {
   endpoints: { dynamodb: string; s3: string; ses: string };
   tableName: string;
   stateDir: string;
+  /** How the templates the policies come from were got: from the cache, or synthesized at start. */
+  iam: { templatesCached: boolean; templatesMs: number };
+  /** The IAM decisions made so far (calls checked, allowed, refused). */
+  iamReport(): IamReport;
   stop(): Promise<void>;
 }
 
@@ -150,8 +160,14 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   try {
     const baseUrl = await listen(server, options.port);
     lock.setUrl(baseUrl);
+    // The policies every function's SDK calls are checked against (docs/architecture.md, 'IAM
+    // enforcement'): from the synth cache, or synthesized while the emulators start.
+    const enforcement = iamEnforcement(options.templates);
+    enforcement.catch(() => undefined); // awaited below; an emulator failing first must not leave it unhandled
     // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
     const { dynamodb, s3, ses } = options.emulators ?? (await startEmulators(options, started));
+    const { enforcer, templatesCached, templatesMs } = await enforcement;
+    useIamEnforcer(enforcer);
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
     const secretsFile = join(options.stateDir, 'secrets.json');
@@ -278,12 +294,23 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, ses: ses.endpoint },
       tableName: LOCAL_TABLE_NAME,
       stateDir: options.stateDir,
+      iam: { templatesCached, templatesMs: Math.round(templatesMs) },
+      iamReport: () => enforcer.report(),
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+async function iamEnforcement(templates: TemplateSet | undefined) {
+  const startedAt = performance.now();
+  const loaded = templates
+    ? { enforcer: new IamEnforcer(templates), cached: true, synthMs: performance.now() - startedAt }
+    : await loadIamEnforcer();
+  await loaded.enforcer.warm();
+  return { enforcer: loaded.enforcer, templatesCached: loaded.cached, templatesMs: loaded.synthMs };
 }
 
 /** Path and query parameter examples: the first demo business, its records and photos, its owner. */

@@ -7,6 +7,7 @@ import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import type { RouteDefinition, RoutePermissions } from '#lib/http/route.ts';
 import { type DynamoUsage, emptyUsage } from './dynamodb-usage.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
+import type { AuthorizationQuestion, IamEnforcer } from './iam/enforcer.ts';
 
 export interface HttpResponse {
   statusCode: number;
@@ -18,6 +19,8 @@ export interface HttpResponse {
 export interface Invocation {
   response: HttpResponse;
   usage: DynamoUsage;
+  /** Milliseconds its SDK calls waited for their IAM decisions (the harness's added latency). */
+  iamMs: number;
 }
 
 /**
@@ -28,6 +31,11 @@ export interface Invocation {
 export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler' | 'timeoutSeconds'> & {
   permissions?: Pick<RoutePermissions, 'photos'>;
   environment?: Record<string, string>;
+  /**
+   * The function (operation id) whose role its calls are checked against, when it has none of its
+   * own in the templates: a test's stand-in function borrows a deployed function's role.
+   */
+  roleOf?: string;
 };
 
 /** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
@@ -44,9 +52,12 @@ const INIT_TIMEOUT_MS = 60_000;
 interface WorkerReply {
   ready?: true;
   initError?: string;
+  /** An SDK call of the function, asking whether its role may make it. */
+  ask?: { id: number; question: AuthorizationQuestion };
   id: string;
   result?: unknown;
   usage?: DynamoUsage;
+  iamMs?: number;
   error?: string;
 }
 
@@ -67,6 +78,7 @@ class FunctionContainer {
     readonly key: string,
     rootDir: string,
     definition: FunctionDefinition,
+    enforcer: IamEnforcer,
     private readonly onGone: (container: FunctionContainer) => void,
   ) {
     this.worker = new Worker(WORKER_FILE, {
@@ -74,6 +86,7 @@ class FunctionContainer {
         handlerFile: definition.handler,
         handlerUrl: pathToFileURL(resolve(rootDir, definition.handler)).href,
         photoBucket: definition.permissions?.photos !== undefined,
+        callScope: enforcer.scopeSetup,
       },
       env: {
         ...process.env,
@@ -90,6 +103,13 @@ class FunctionContainer {
       initialized = settle;
     });
     this.worker.on('message', (reply: WorkerReply) => {
+      if (reply.ask) {
+        const { id, question } = reply.ask;
+        void enforcer.authorize(definition.roleOf ?? definition.operationId, question).then((outcome) => {
+          this.worker.postMessage({ answer: { id, outcome } });
+        });
+        return;
+      }
       if (reply.ready || reply.initError !== undefined) return initialized(reply.initError);
       this.pending.get(reply.id)?.(reply);
       this.pending.delete(reply.id);
@@ -126,7 +146,29 @@ class FunctionContainer {
 
 const containers = new Map<string, FunctionContainer>();
 
-function containerFor(rootDir: string, definition: FunctionDefinition): FunctionContainer {
+/**
+ * The IAM enforcer every function's calls are checked by: the harness hands it the one it built at
+ * start; a CLI that invokes a function without a harness (`npm run invoke`) gets one over the
+ * cached templates on first use. There is no way to run a function unchecked.
+ */
+let enforcer: Promise<IamEnforcer> | undefined;
+
+export function useIamEnforcer(ready: IamEnforcer): void {
+  enforcer = Promise.resolve(ready);
+}
+
+function iamEnforcer(): Promise<IamEnforcer> {
+  enforcer ??= import('./iam/enforcer.ts').then(
+    async ({ loadIamEnforcer }) => (await loadIamEnforcer()).enforcer,
+  );
+  return enforcer;
+}
+
+function containerFor(
+  rootDir: string,
+  definition: FunctionDefinition,
+  checker: IamEnforcer,
+): FunctionContainer {
   const key = `${definition.operationId} ${definition.handler} ${JSON.stringify(definition.environment ?? {})}`;
   const warm = containers.get(key);
   if (warm) return warm;
@@ -136,7 +178,7 @@ function containerFor(rootDir: string, definition: FunctionDefinition): Function
       .sort((a, b) => a.lastUsed - b.lastUsed)[0];
     void idle?.stop('reclaimed');
   }
-  const container = new FunctionContainer(key, rootDir, definition, (gone) => {
+  const container = new FunctionContainer(key, rootDir, definition, checker, (gone) => {
     if (containers.get(gone.key) === gone) containers.delete(gone.key);
   });
   containers.set(key, container);
@@ -173,7 +215,7 @@ export async function invokeRoute(
     logStreamName: 'local',
     remainingMs: timeoutMs,
   };
-  const container = containerFor(rootDir, route);
+  const container = containerFor(rootDir, route, await iamEnforcer());
   let timer: NodeJS.Timeout | undefined;
   const expiry = (ms: number) =>
     new Promise<'timeout'>((resolveTimeout) => {
@@ -186,20 +228,24 @@ export async function invokeRoute(
     if (initFailure !== undefined) {
       console.error(`[harness] ${route.operationId} failed to initialise:`, initFailure);
       await container.stop('init failed');
-      return { response: gatewayError(500, 'Internal Server Error'), usage: noUsage };
+      return { response: gatewayError(500, 'Internal Server Error'), usage: noUsage, iamMs: 0 };
     }
     const timedOut = expiry(timeoutMs);
     const reply = await Promise.race([container.invoke(event, context), timedOut]);
     if (reply === 'timeout') {
       console.error(`[harness] ${route.operationId} timed out after ${timeoutMs} ms; its worker is stopped`);
       await container.stop('timed out');
-      return { response: gatewayError(503, 'Service Unavailable'), usage: noUsage };
+      return { response: gatewayError(503, 'Service Unavailable'), usage: noUsage, iamMs: 0 };
     }
     if (reply.error !== undefined) {
       console.error(`[harness] ${route.operationId} failed:`, reply.error);
-      return { response: gatewayError(500, 'Internal Server Error'), usage: reply.usage ?? noUsage };
+      return {
+        response: gatewayError(500, 'Internal Server Error'),
+        usage: reply.usage ?? noUsage,
+        iamMs: reply.iamMs ?? 0,
+      };
     }
-    return { response: toHttpResponse(reply.result), usage: reply.usage ?? noUsage };
+    return { response: toHttpResponse(reply.result), usage: reply.usage ?? noUsage, iamMs: reply.iamMs ?? 0 };
   } finally {
     clearTimeout(timer);
   }

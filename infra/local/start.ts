@@ -13,6 +13,7 @@ import { localConsoleUrl } from './dev-console.ts';
 import { REVIEW_HOST_PATH } from './dev-review-host.ts';
 import { HarnessStartError } from './emulators.ts';
 import { type RunningHarness, startHarness } from './harness.ts';
+import { describeIamReport } from './iam/enforcer.ts';
 import { ROOT_DIR, STATE_DIR } from './paths.ts';
 
 const startOptions = {
@@ -45,7 +46,10 @@ let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
+  const report = harness?.iamReport();
   await harness?.stop();
+  if (report && values['ready-json']) console.log(`HARNESS_IAM ${JSON.stringify(report)}`);
+  else if (report) console.log(describeIamReport(report));
   process.exit(code);
 }
 process.on('SIGINT', () => void shutdown(0));
@@ -85,6 +89,8 @@ Business Platform Service is running at ${baseUrl}
   Sent e-mails    ${credentials.ses_web_url}
   Credentials     ${credentialsFile}
   Data            ${stateDir}   (npm run reset wipes it)
+  IAM             every AWS call is checked against its function's role in the synthesized templates
+                  (${harness.iam.templatesCached ? 'from the synth cache' : `synthesized in ${(harness.iam.templatesMs / 1000).toFixed(1)} s`}; refusals print as [iam] lines)
 
 Try it (bash):
   TOKEN=$(node -p "require('${credentialsFile}').businesses[0].tokens.owner")

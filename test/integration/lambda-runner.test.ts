@@ -9,11 +9,15 @@ import { ROOT_DIR } from '../../infra/local/paths.ts';
 const HANDLER = 'test/support/functions/late-writer.ts';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A function of its own for each test, so that each starts cold. */
+/**
+ * A function of its own for each test, so that each starts cold. Its one write is checked against
+ * the role of a deployed function that writes the table (putBlogAutoSchedule's).
+ */
 const lateWriter = (timeoutSeconds: number) => ({
   operationId: `lateWriter${randomUUID().slice(0, 8)}`,
   handler: HANDLER,
   timeoutSeconds,
+  roleOf: 'putBlogAutoSchedule',
 });
 const event = (delayMs: number, marker: string) =>
   ({ body: JSON.stringify({ delayMs, marker }) }) as unknown as APIGatewayProxyEventV2;

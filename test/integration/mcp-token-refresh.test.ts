@@ -5,6 +5,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type HarnessProcess, startHarnessProcess } from '../../infra/local/harness-process.ts';
 import { api } from '../support/api.ts';
+import { checkIamReport } from '../support/iam-report.ts';
 import { connectAssistant } from '../support/mcp-session.ts';
 
 // Access tokens that live one second (OAUTH_ACCESS_TOKEN_SECONDS), on a stack of their own so the
@@ -19,7 +20,9 @@ beforeAll(async () => {
     delete process.env.OAUTH_ACCESS_TOKEN_SECONDS;
   }
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  if (stack) checkIamReport(await stack.stop());
+});
 
 it('refreshes an expired access token through the SDK client and carries on', async () => {
   // Prepare: connected as the seeded owner's assistant, asking to stay connected (offline_access).

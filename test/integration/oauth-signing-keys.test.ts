@@ -7,6 +7,7 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT }
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HarnessProcess, startHarnessProcess } from '../../infra/local/harness-process.ts';
 import { api } from '../support/api.ts';
+import { checkIamReport } from '../support/iam-report.ts';
 import { connectAssistant } from '../support/mcp-session.ts';
 
 /**
@@ -24,7 +25,9 @@ beforeAll(async () => {
   Object.assign(process.env, stack.info.env, { POWERTOOLS_LOG_LEVEL: 'SILENT' });
   owner = stack.info.credentials.businesses[0]?.tokens.owner as string;
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  if (stack) checkIamReport(await stack.stop());
+});
 
 /** A cold container's lib/: the token check and the DynamoDB client it reads through. */
 async function coldContainer() {

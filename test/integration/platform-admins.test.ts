@@ -14,6 +14,7 @@ import { type HarnessProcess, startHarnessProcess } from '../../infra/local/harn
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { type ApiRequest, api } from '../support/api.ts';
+import { checkIamReport } from '../support/iam-report.ts';
 
 const run = promisify(execFile);
 
@@ -62,7 +63,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  if (stack) checkIamReport(await stack.stop());
 });
 
 describe('platform admins', () => {

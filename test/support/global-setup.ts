@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { type HarnessInfo, startHarnessProcess } from '../../infra/local/harness-process.ts';
 import { startDocumentHost } from './document-host.ts';
+import { checkIamReport } from './iam-report.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,7 +32,9 @@ export default async function setup(project: TestProject) {
   project.provide('documentHostHttps', documentHost.httpsOrigin);
   project.provide('documentHostOther', documentHost.otherHostOrigin);
   return async () => {
-    await harness.stop();
+    const report = await harness.stop();
     await documentHost.stop();
+    // Every SDK call of every function behind the shared harness, checked against its role.
+    checkIamReport(report, { print: true, callsExpected: false });
   };
 }

@@ -1,37 +1,25 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
-import { LOCAL_PHOTOS_BUCKET, LOCAL_SES_SENDER, LOCAL_TABLE_NAME } from '../../infra/local/harness.ts';
 import { iamRequestsFor } from '../../infra/local/iam/call-authorization.ts';
 import { type Decision, PolicyEvaluator } from '../../infra/local/iam/evaluate.ts';
 import type { SdkCall } from '../../infra/local/iam/iam-request.ts';
-import { LOCAL_ACCOUNT, localCallScope } from '../../infra/local/iam/local-account.ts';
+import { localCallScope, localTemplateResolver } from '../../infra/local/iam/local-account.ts';
+import { LOCAL_SYNTH_CONTEXT } from '../../infra/local/iam/local-synth.ts';
 import { extractPolicies } from '../../infra/local/iam/role-policies.ts';
-import {
-  logicalIdStem,
-  TemplateResolver,
-  type TemplateSet,
-} from '../../infra/local/iam/template-resolver.ts';
+import { logicalIdStem, type TemplateSet } from '../../infra/local/iam/template-resolver.ts';
+import { LOCAL_PHOTOS_BUCKET, LOCAL_STAGE, LOCAL_TABLE_NAME } from '../../infra/local/local-names.ts';
 import { synthesize } from './cdk-app.ts';
 
-/** The stage the local stack synthesizes: its sender and configuration set are the harness's. */
-export const LOCAL_STAGE = 'local';
-export const LOCAL_SYNTH_CONTEXT = {
-  stage: LOCAL_STAGE,
-  sesSender: LOCAL_SES_SENDER,
-  consoleUrl: 'http://127.0.0.1:3000',
-};
+export { LOCAL_STAGE };
 
 /**
  * The app synthesized for the local stage (over `routes`, else the route table), its policies
  * extracted into the local account with the emulators' table and bucket names, and an evaluator
- * over them: what the harness will build at start.
+ * over them: what the harness builds at start (from the synth cache).
  */
 export function localPolicies(routes?: readonly RouteDefinition[]) {
   const { templates } = synthesize(LOCAL_SYNTH_CONTEXT, routes);
   const set: TemplateSet = new Map([...templates].map(([name, template]) => [name, template.toJSON()]));
-  const resolver = new TemplateResolver(set, LOCAL_ACCOUNT, {
-    Table: LOCAL_TABLE_NAME,
-    Photos: LOCAL_PHOTOS_BUCKET,
-  });
+  const resolver = localTemplateResolver(set);
   const policies = extractPolicies(resolver, LOCAL_STAGE);
   const evaluator = new PolicyEvaluator(policies);
   const scope = localCallScope({ sesIdentities: policies.sesIdentities });

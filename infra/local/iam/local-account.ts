@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { tableDefinition } from '#lib/db/table.ts';
 import { LOCAL_AWS } from '../emulators.ts';
+import { LOCAL_PHOTOS_BUCKET, LOCAL_TABLE_NAME } from '../local-names.ts';
 import { type CallScope, type LocalAccount, regionalArn } from './iam-request.ts';
+import { TemplateResolver, type TemplateSet } from './template-resolver.ts';
 
 /**
  * The account and region the local stack stands for. A synthesized template's pseudo parameters
@@ -44,3 +46,7 @@ export function localCallScope(options: {
     sesIdentities: options.sesIdentities,
   };
 }
+
+/** The templates read as deployed into the local account, the table and bucket under the emulators' names. */
+export const localTemplateResolver = (templates: TemplateSet): TemplateResolver =>
+  new TemplateResolver(templates, LOCAL_ACCOUNT, { Table: LOCAL_TABLE_NAME, Photos: LOCAL_PHOTOS_BUCKET });

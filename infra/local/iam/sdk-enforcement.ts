@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { accessDeniedAnswer } from './access-denied.ts';
+import { iamRequestsFor } from './call-authorization.ts';
+import type { Authorization, AuthorizationQuestion } from './enforcer.ts';
+import type { CallScope, SdkCall } from './iam-request.ts';
+
+/**
+ * The function's side of IAM enforcement, in its worker: every AWS SDK client the function makes
+ * (its own, and those libraries make for it, such as Powertools' Secrets Manager provider) gets
+ * two middlewares before its first call:
+ *
+ * - at `deserialize` (low priority, so below the SDK's deserializer, where the network answers),
+ *   the call is turned into IAM requests and asked about; a refused call never reaches the
+ *   emulator, and AWS's AccessDenied answer is handed to the deserializer in its place, so the SDK
+ *   throws what it throws in AWS;
+ * - at `initialize`, a call that never reached `deserialize` was a presigned URL (the presigner
+ *   stops at signing): it is asked about as S3 will ask when the URL is used, and a refusal is
+ *   reported, since building the URL succeeds in AWS too.
+ *
+ * A call no mapping knows throws (call-authorization.ts): nothing passes unchecked.
+ */
+
+export type AskAuthorization = (question: AuthorizationQuestion) => Promise<Authorization>;
+
+/** The per-invocation time spent asking, for the harness's latency figure. */
+export interface EnforcementClock {
+  ms: number;
+}
+
+type Middleware = (
+  next: (args: Args) => Promise<unknown>,
+  context: Context,
+) => (args: Args) => Promise<unknown>;
+type Args = { input: unknown };
+type Context = { clientName: string; commandName: string; [REACHED]?: { sent: boolean } };
+interface Stack {
+  add(middleware: Middleware, options: { step: string; name: string; priority?: string }): void;
+}
+interface AnyClient {
+  middlewareStack: Stack;
+}
+
+const REACHED = Symbol('localIamReachedTheWire');
+
+export function installIamEnforcement(options: {
+  scope: CallScope;
+  ask: AskAuthorization;
+  /** The current invocation's clock (none outside an invocation). */
+  clock: () => EnforcementClock | undefined;
+}): { attach(client: { middlewareStack: unknown }): void } {
+  const { scope, ask, clock } = options;
+  const timed = async (question: AuthorizationQuestion) => {
+    const startedAt = performance.now();
+    try {
+      return await ask(question);
+    } finally {
+      const current = clock();
+      if (current) current.ms += performance.now() - startedAt;
+    }
+  };
+  const question = (context: Context, input: unknown, presigned: boolean): AuthorizationQuestion => {
+    const call: SdkCall = {
+      clientName: context.clientName,
+      commandName: context.commandName,
+      input,
+      presigned,
+    };
+    const asked = { clientName: call.clientName, commandName: call.commandName, presigned };
+    try {
+      return { ...asked, requests: iamRequestsFor(call, scope) };
+    } catch (error) {
+      // Unmapped or malformed: asked about anyway, so that it is counted and reported as refused.
+      return { ...asked, requests: [], unevaluable: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+  const onTheWire: Middleware = (next, context) => async (args) => {
+    const reached = context[REACHED];
+    if (reached) reached.sent = true;
+    const outcome = await timed(question(context, args.input, false));
+    if ('error' in outcome) throw new Error(`IAM enforcement could not decide: ${outcome.error}`);
+    if (outcome.allowed) return next(args);
+    const { clientName, commandName } = context;
+    const { principalArn, request, reason } = outcome;
+    return {
+      response: accessDeniedAnswer({
+        clientName,
+        commandName,
+        principalArn,
+        request,
+        reason,
+        requestId: randomUUID(),
+      }),
+    };
+  };
+
+  const presignedOnly: Middleware = (next, context) => async (args) => {
+    const reached = { sent: false };
+    context[REACHED] = reached;
+    const result = await next(args);
+    if (!reached.sent) await timed(question(context, args.input, true));
+    return result;
+  };
+
+  const attached = new WeakSet<Stack>();
+  const attach = (client: { middlewareStack: unknown }) => {
+    // Each client types its stack by its own commands; these middlewares read any command.
+    const stack = client.middlewareStack as Stack;
+    // A document client shares its client's stack: one pair of middlewares per stack.
+    if (attached.has(stack)) return;
+    attached.add(stack);
+    stack.add(onTheWire, {
+      step: 'deserialize',
+      priority: 'low',
+      name: 'localIamEnforcement',
+    });
+    stack.add(presignedOnly, {
+      step: 'initialize',
+      priority: 'high',
+      name: 'localIamPresigned',
+    });
+  };
+
+  // Every client's send: the SDK's clients all extend this one class (loaded as the SDK loads it).
+  const { Client } = createRequire(import.meta.url)('@smithy/core/client') as {
+    Client: { prototype: AnyClient & { send(...args: unknown[]): unknown } };
+  };
+  const send = Client.prototype.send;
+  Client.prototype.send = function sendChecked(this: AnyClient, ...args: unknown[]) {
+    attach(this);
+    return send.apply(this, args);
+  };
+  return { attach };
+}
