@@ -19,6 +19,7 @@ import { measureParts } from './cold-parts.ts';
 import { coldSection } from './cold-section.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
 import { type Measured, measureEdits, NETWORK_DELAY_MS, WARM_UP_ROUNDS } from './edits-apply.ts';
+import { measureIamChecks } from './iam-checks.ts';
 import { measureMcp } from './mcp-calls.ts';
 import { measureMedia } from './media-calls.ts';
 import { assistantToken, measureOAuthCalls } from './oauth-calls.ts';
@@ -37,7 +38,7 @@ import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
 import { formatSpread, met } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
 
-const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media'] as const;
+const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media', 'iam'] as const;
 const COMMAND = {
   name: 'npm run bench',
   usage: `
@@ -78,6 +79,8 @@ const measuredRoutes = routeTable.filter((route) => !functions || functions.incl
 const SNAPSHOT_TARGET = { calls: 3, roundTrips: 2 };
 /** Sequential DynamoDB round trips of an apply or a revert, at every changeset size. */
 const APPLY_ROUND_TRIPS_TARGET = 4;
+/** Median milliseconds IAM enforcement may add to a local request (its decisions come from a per-function cache). */
+const IAM_ADDED_MS_GOAL = 2;
 
 const lines: string[] = [];
 const out = (line = '') => {
@@ -290,6 +293,21 @@ try {
     );
     out(
       `\nThe last column is the least any answer could take under the model (leastRatioAllowed): the owner pointer must be read before the object, since it names the business in the object's key and holds the deletion that answers 410, so inline costs a bare read plus two in-region calls (${2 * NETWORK_DELAY_MS} ms) and the 303 a bare read plus its own client round trip and the pointer's call (${CLIENT_ROUND_TRIP_MS + NETWORK_DELAY_MS} ms), with the function's own work, DynamoDB's time, base64 and the API taken as free. ${outOfReach.length ? `Above the ${PHOTO_TARGET_RATIO}× target at ${outOfReach.map((row) => size(row.bytes)).join(', ')}: there no answer the model allows meets it.` : `At or below the ${PHOTO_TARGET_RATIO}× target at every size.`}`,
+    );
+  }
+
+  if (runs('iam')) {
+    progress('bench: IAM enforcement: the synth, cold and warm, and each request’s wait for decisions…');
+    const iam = await measureIamChecks(harness.info);
+    out(
+      `\n## IAM enforcement in the harness\n\nEvery SDK call of a local function is checked against its role's policies in the synthesized templates (docs/architecture.md, 'IAM enforcement'). The templates come from a synth at start: ${(iam.synthColdMs / 1000).toFixed(1)} s with an empty cache, ${iam.synthWarmMs.toFixed(0)} ms from the cache. Per request, the time its SDK calls waited for their decisions (the worker's question to the harness's answer, evaluation included; the harness's \`x-local-iam-ms\`), median (p25–p75) of ${iam.rows[0]?.ms.n} warm requests:\n`,
+    );
+    out('| request | SDK calls | added ms |');
+    out('|---|---:|---:|');
+    for (const row of iam.rows) out(`| ${row.request} | ${row.calls} | ${formatSpread(row.ms, 3)} |`);
+    const worst = Math.max(...iam.rows.map((row) => row.ms.median));
+    out(
+      `\nWorst median: ${worst.toFixed(3)} ms added per request (goal < ${IAM_ADDED_MS_GOAL} ms: ${met(worst < IAM_ADDED_MS_GOAL)}).`,
     );
   }
 

@@ -22,9 +22,10 @@ import {
   startSes,
 } from './emulators.ts';
 import { type Gateway, handle, notReady, send } from './gateway.ts';
-import { IamEnforcer, type IamReport, loadIamEnforcer } from './iam/enforcer.ts';
+import type { IamReport } from './iam/enforcer.ts';
+import { localTemplates } from './iam/template-cache.ts';
 import type { TemplateSet } from './iam/template-resolver.ts';
-import { gatewayError, stopFunctions, useIamEnforcer } from './lambda-runner.ts';
+import { gatewayError, localFunctionsOf, stopFunctions, useLocalFunctions } from './lambda-runner.ts';
 import { LOCAL_PHOTOS_BUCKET, LOCAL_SES_SENDER, LOCAL_TABLE_NAME } from './local-names.ts';
 import { refuseForeignHost } from './loopback-host.ts';
 import type { SeedRecord } from './seed.ts';
@@ -160,14 +161,15 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   try {
     const baseUrl = await listen(server, options.port);
     lock.setUrl(baseUrl);
-    // The policies every function's SDK calls are checked against (docs/architecture.md, 'IAM
-    // enforcement'): from the synth cache, or synthesized while the emulators start.
-    const enforcement = iamEnforcement(options.templates);
-    enforcement.catch(() => undefined); // awaited below; an emulator failing first must not leave it unhandled
+    // The templates every function's role and configuration come from (docs/architecture.md, 'IAM
+    // enforcement', 'One configuration'): from the synth cache, or synthesized while the emulators start.
+    const synth = options.templates
+      ? Promise.resolve({ templates: options.templates, cached: true, ms: 0 })
+      : localTemplates();
+    synth.catch(() => undefined); // awaited below; an emulator failing first must not leave it unhandled
     // allSettled, not all: when one emulator fails, the others must still be known so stop() ends them.
     const { dynamodb, s3, ses } = options.emulators ?? (await startEmulators(options, started));
-    const { enforcer, templatesCached, templatesMs } = await enforcement;
-    useIamEnforcer(enforcer);
+    const { templates, cached: templatesCached, ms: templatesMs } = await synth;
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
     const secretsFile = join(options.stateDir, 'secrets.json');
@@ -231,6 +233,10 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       MCP_ALLOWED_ORIGINS: 'http://localhost:6274,http://127.0.0.1:6274',
     };
     Object.assign(process.env, env);
+    // Each function runs with its template's role and environment, the stand-ins taken from env.
+    const functions = localFunctionsOf(templates, env);
+    await functions.enforcer.warm();
+    useLocalFunctions(functions);
 
     // Publish the signing key before anything verifies a token (the token endpoint would on its
     // first token; a test may sign one with the key file first).
@@ -295,22 +301,13 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       tableName: LOCAL_TABLE_NAME,
       stateDir: options.stateDir,
       iam: { templatesCached, templatesMs: Math.round(templatesMs) },
-      iamReport: () => enforcer.report(),
+      iamReport: () => functions.enforcer.report(),
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-async function iamEnforcement(templates: TemplateSet | undefined) {
-  const startedAt = performance.now();
-  const loaded = templates
-    ? { enforcer: new IamEnforcer(templates), cached: true, synthMs: performance.now() - startedAt }
-    : await loadIamEnforcer();
-  await loaded.enforcer.warm();
-  return { enforcer: loaded.enforcer, templatesCached: loaded.cached, templatesMs: loaded.synthMs };
 }
 
 /** Path and query parameter examples: the first demo business, its records and photos, its owner. */

@@ -3,11 +3,19 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
 import type { RouteDefinition, RoutePermissions } from '#lib/http/route.ts';
 import { type DynamoUsage, emptyUsage } from './dynamodb-usage.ts';
+import {
+  type FunctionConfiguration,
+  functionConfigurations,
+  LOCAL_PLATFORM_VARIABLES,
+  LOCAL_STAND_INS,
+  localEnvironment,
+} from './function-configuration.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
-import type { AuthorizationQuestion, IamEnforcer } from './iam/enforcer.ts';
+import { type AuthorizationQuestion, IamEnforcer } from './iam/enforcer.ts';
+import { localTemplates } from './iam/template-cache.ts';
+import type { TemplateSet } from './iam/template-resolver.ts';
 
 export interface HttpResponse {
   statusCode: number;
@@ -24,19 +32,40 @@ export interface Invocation {
 }
 
 /**
- * The slice of a route the runner needs: which function, which file, how long it may run, whether
- * it is granted the photo bucket, and settings of its environment beyond the stack's (a container
- * of its own per distinct settings, as a function deployed with other settings would be).
+ * The slice of a route the runner needs: which function, which file, whether it is granted the
+ * photo bucket, and settings of its environment beyond its template's (a container of its own per
+ * distinct settings, as a function deployed with other settings would be). Its role, environment,
+ * timeout and memory are the synthesized templates' (LocalFunctions).
  */
-export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler' | 'timeoutSeconds'> & {
+export type FunctionDefinition = Pick<RouteDefinition, 'operationId' | 'handler'> & {
   permissions?: Pick<RoutePermissions, 'photos'>;
   environment?: Record<string, string>;
   /**
-   * The function (operation id) whose role its calls are checked against, when it has none of its
-   * own in the templates: a test's stand-in function borrows a deployed function's role.
+   * The deployed function (operation id) whose role and configuration it runs with, when it has
+   * none of its own in the templates: a test's stand-in function.
    */
-  roleOf?: string;
+  deployedAs?: string;
 };
+
+/** What every function runs with: the templates' roles and configurations, and the harness's values. */
+export interface LocalFunctions {
+  enforcer: IamEnforcer;
+  configurations: ReadonlyMap<string, FunctionConfiguration>;
+  /** The harness's variables: the emulators' endpoints and the stand-ins' values (function-configuration.ts). */
+  localValues: Readonly<Record<string, string | undefined>>;
+}
+
+/** Both, from one set of templates. */
+export function localFunctionsOf(
+  templates: TemplateSet,
+  localValues: LocalFunctions['localValues'],
+): LocalFunctions {
+  return {
+    enforcer: new IamEnforcer(templates),
+    configurations: functionConfigurations(templates),
+    localValues,
+  };
+}
 
 /** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
 const MAX_WARM_FUNCTIONS = Number(process.env.LOCAL_MAX_WARM_FUNCTIONS ?? 100);
@@ -78,9 +107,11 @@ class FunctionContainer {
     readonly key: string,
     rootDir: string,
     definition: FunctionDefinition,
-    enforcer: IamEnforcer,
+    local: LocalFunctions,
+    configuration: FunctionConfiguration,
     private readonly onGone: (container: FunctionContainer) => void,
   ) {
+    const { enforcer } = local;
     this.worker = new Worker(WORKER_FILE, {
       workerData: {
         handlerFile: definition.handler,
@@ -89,11 +120,12 @@ class FunctionContainer {
         callScope: enforcer.scopeSetup,
       },
       env: {
-        ...process.env,
+        ...processEnvironment(local),
+        ...localEnvironment(configuration, local.localValues),
         ...definition.environment,
         AWS_LAMBDA_FUNCTION_NAME: definition.operationId,
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(configuration.memoryMb),
       },
     });
     // An idle warm function must not keep a CLI process alive; a pending invocation's timer does.
@@ -105,7 +137,7 @@ class FunctionContainer {
     this.worker.on('message', (reply: WorkerReply) => {
       if (reply.ask) {
         const { id, question } = reply.ask;
-        void enforcer.authorize(definition.roleOf ?? definition.operationId, question).then((outcome) => {
+        void enforcer.authorize(definition.deployedAs ?? definition.operationId, question).then((outcome) => {
           this.worker.postMessage({ answer: { id, outcome } });
         });
         return;
@@ -147,27 +179,43 @@ class FunctionContainer {
 const containers = new Map<string, FunctionContainer>();
 
 /**
- * The IAM enforcer every function's calls are checked by: the harness hands it the one it built at
- * start; a CLI that invokes a function without a harness (`npm run invoke`) gets one over the
- * cached templates on first use. There is no way to run a function unchecked.
+ * The roles and configurations every function runs with: the harness hands over the ones it built
+ * at start; a program that invokes a function without a harness (`npm run invoke`, a test) gets
+ * them from the cached templates on first use, with its own environment as the harness's values.
+ * There is no way to run a function unchecked.
  */
-let enforcer: Promise<IamEnforcer> | undefined;
+let localFunctions: Promise<LocalFunctions> | undefined;
 
-export function useIamEnforcer(ready: IamEnforcer): void {
-  enforcer = Promise.resolve(ready);
+export function useLocalFunctions(ready: LocalFunctions): void {
+  localFunctions = Promise.resolve(ready);
 }
 
-function iamEnforcer(): Promise<IamEnforcer> {
-  enforcer ??= import('./iam/enforcer.ts').then(
-    async ({ loadIamEnforcer }) => (await loadIamEnforcer()).enforcer,
+function currentLocalFunctions(): Promise<LocalFunctions> {
+  localFunctions ??= localTemplates().then(({ templates }) =>
+    localFunctionsOf(templates, { ...process.env }),
   );
-  return enforcer;
+  return localFunctions;
+}
+
+/**
+ * What a worker inherits from this process: its environment without anything the harness or a
+ * template sets, so that a function sees only its own template's variables (and the platform's).
+ */
+function processEnvironment(local: LocalFunctions): Record<string, string | undefined> {
+  const shaped = new Set<string>([
+    ...Object.keys(local.localValues),
+    ...LOCAL_PLATFORM_VARIABLES,
+    ...Object.entries(LOCAL_STAND_INS).flatMap(([name, standIns]) => [name, ...standIns]),
+    ...[...local.configurations.values()].flatMap((configuration) => Object.keys(configuration.environment)),
+  ]);
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !shaped.has(name)));
 }
 
 function containerFor(
   rootDir: string,
   definition: FunctionDefinition,
-  checker: IamEnforcer,
+  local: LocalFunctions,
+  configuration: FunctionConfiguration,
 ): FunctionContainer {
   const key = `${definition.operationId} ${definition.handler} ${JSON.stringify(definition.environment ?? {})}`;
   const warm = containers.get(key);
@@ -178,7 +226,7 @@ function containerFor(
       .sort((a, b) => a.lastUsed - b.lastUsed)[0];
     void idle?.stop('reclaimed');
   }
-  const container = new FunctionContainer(key, rootDir, definition, checker, (gone) => {
+  const container = new FunctionContainer(key, rootDir, definition, local, configuration, (gone) => {
     if (containers.get(gone.key) === gone) containers.delete(gone.key);
   });
   containers.set(key, container);
@@ -200,22 +248,30 @@ export async function invokeRoute(
   rootDir: string,
   route: FunctionDefinition,
   event: APIGatewayProxyEventV2,
-  timeoutSeconds = route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+  /** Instead of the template's timeout (tests of stalls). */
+  timeoutOverrideSeconds?: number,
 ): Promise<Invocation> {
   const noUsage: DynamoUsage = emptyUsage();
-  const timeoutMs = timeoutSeconds * 1000;
+  const local = await currentLocalFunctions();
+  const name = route.deployedAs ?? route.operationId;
+  const configuration = local.configurations.get(name);
+  if (!configuration) {
+    console.error(`[harness] ${route.operationId}: the synthesized templates have no function ${name}`);
+    return { response: gatewayError(500, 'Internal Server Error'), usage: noUsage, iamMs: 0 };
+  }
+  const timeoutMs = (timeoutOverrideSeconds ?? configuration.timeoutSeconds) * 1000;
   const context = {
     callbackWaitsForEmptyEventLoop: false,
     functionName: route.operationId,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${route.operationId}`,
-    memoryLimitInMB: '1024',
+    memoryLimitInMB: String(configuration.memoryMb),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${route.operationId}`,
     logStreamName: 'local',
     remainingMs: timeoutMs,
   };
-  const container = containerFor(rootDir, route, await iamEnforcer());
+  const container = containerFor(rootDir, route, local, configuration);
   let timer: NodeJS.Timeout | undefined;
   const expiry = (ms: number) =>
     new Promise<'timeout'>((resolveTimeout) => {

@@ -8,6 +8,8 @@ import { keys } from '#lib/db/keys.ts';
 import { hashSecret } from '#lib/oauth/hash-secret.ts';
 import type { logger as Logger } from '#lib/observability/logger.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
+import { functionConfigurations } from '../../infra/local/function-configuration.ts';
+import { localTemplates } from '../../infra/local/iam/template-cache.ts';
 import { grantIdOf, mcpStatus, readGrant, readRefreshToken } from '../support/grant-items.ts';
 import { callInProcess } from '../support/in-process-route.ts';
 import { obtainTokens } from '../support/oauth.ts';
@@ -16,12 +18,13 @@ import { arrangeTenant } from '../support/tenants.ts';
 /**
  * A refresh asks the stage's Cognito user pool whether the account that approved the grant is
  * still active (lib/auth/account-status.ts). The harness has no Cognito, so the token endpoint's
- * handler runs in this process with CONSOLE_USER_POOL_ID set, as CDK sets it, against the
+ * handler runs in this process with CONSOLE_USER_POOL_ID set to the pool the local synth gives it
+ * (so its role allows the call: in-process-iam.ts checks it), against the
  * harness's DynamoDB Local; its real CognitoIdentityProviderClient signs and sends each request
  * into an SDK middleware that gives Cognito's answer on the wire ("Cognito's answer injected"),
  * which the SDK's own deserializer and retries then read as they would AWS's.
  */
-const POOL_ID = 'eu-west-1_AccountCheck';
+let POOL_ID: string;
 const tokenRoute = routeTable.find((route) => route.operationId === 'issueOAuthToken');
 if (!tokenRoute) throw new Error('no issueOAuthToken route');
 
@@ -92,6 +95,10 @@ function injectCognitoAnswers(client: CognitoIdentityProviderClient) {
 
 beforeAll(async () => {
   // A cold container of the token function on a stage with its own user pool.
+  const { templates } = await localTemplates();
+  POOL_ID = String(
+    functionConfigurations(templates).get('issueOAuthToken')?.environment.CONSOLE_USER_POOL_ID,
+  );
   process.env.CONSOLE_USER_POOL_ID = POOL_ID;
   vi.resetModules();
   const [accounts, logging] = await Promise.all([
@@ -169,7 +176,7 @@ describe("a refresh asks the user pool whether the approving account is still ac
     expect(refreshed.status).toBe(200);
     expect(sent).toEqual([
       {
-        host: 'cognito-idp.eu-west-1.amazonaws.com',
+        host: `cognito-idp.${POOL_ID.split('_')[0]}.amazonaws.com`,
         target: 'AWSCognitoIdentityProviderService.AdminGetUser',
         body: { UserPoolId: POOL_ID, Username: grant.subject },
       },

@@ -20,6 +20,7 @@ import { claimPendingMemberships, putPendingMember } from '#lib/businesses/pendi
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { buildBundle } from '../../bench/cold-start.ts';
+import { runAsFunction } from '../support/in-process-iam.ts';
 
 /**
  * The Cognito sign-up triggers, invoked in-process with the events Cognito sends, against the
@@ -79,11 +80,18 @@ beforeAll(async () => {
   postConfirmation = (await import('../../functions/triggers/post-confirmation.ts')).handler;
 });
 
+/** Each trigger runs as its function: its calls are checked against its role (in-process-iam.ts). */
 const signUp = (email: string, handler = preSignUp) =>
-  handler(signUpEvent(email), {} as never, () => undefined) as Promise<PreSignUpTriggerEvent>;
+  runAsFunction(
+    'PreSignUp',
+    () => handler(signUpEvent(email), {} as never, () => undefined) as Promise<PreSignUpTriggerEvent>,
+  );
 
 const confirm = (event: PostConfirmationTriggerEvent, handler = postConfirmation) =>
-  handler(event, {} as never, () => undefined) as Promise<PostConfirmationTriggerEvent>;
+  runAsFunction(
+    'PostConfirmation',
+    () => handler(event, {} as never, () => undefined) as Promise<PostConfirmationTriggerEvent>,
+  );
 
 /** Admitted: Cognito goes on, and still mails its code (nothing confirmed or verified here). */
 async function expectAdmitted(email: string) {

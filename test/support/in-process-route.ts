@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { buildHttpApiEvent, matchRoute } from '../../infra/local/http-api-event.ts';
+import { runAsFunction } from './in-process-iam.ts';
 
 /**
  * A route's own handler run in this process, with the event the harness would build: for what only
@@ -57,7 +58,10 @@ export async function callInProcess(
     functionName: route.operationId,
   } as unknown as Context;
   const invoke = handler as (e: APIGatewayProxyEventV2, c: Context) => Promise<unknown>;
-  const result = (await invoke(event, context)) as APIGatewayProxyStructuredResultV2;
+  // Its SDK calls are checked against its role, as the harness checks them (in-process-iam.ts).
+  const result = (await runAsFunction(route.operationId, () =>
+    invoke(event, context),
+  )) as APIGatewayProxyStructuredResultV2;
   return {
     status: result.statusCode ?? 200,
     headers: Object.fromEntries(

@@ -30,10 +30,12 @@ export function cognitoRequests(call: SdkCall, scope: CallScope): IamRequest[] |
   const operation = COGNITO_COMMANDS.find((name) => `${name}Command` === call.commandName);
   if (!operation) return undefined;
   const pool = requiredString(call, inputRecord(call), 'UserPoolId');
+  // A pool id starts with its region (`eu-west-1_AbC123`), and the pool's ARN is in that region.
+  const region = /^([a-z]{2}(?:-[a-z]+)+-\d)_/.exec(pool)?.[1] ?? scope.account.region;
   return [
     {
       action: `cognito-idp:${operation}`,
-      resource: regionalArn(scope.account, 'cognito-idp', `userpool/${pool}`),
+      resource: regionalArn({ ...scope.account, region }, 'cognito-idp', `userpool/${pool}`),
       context: {},
     },
   ];

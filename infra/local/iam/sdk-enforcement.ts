@@ -14,9 +14,9 @@ import type { CallScope, SdkCall } from './iam-request.ts';
  *   the call is turned into IAM requests and asked about; a refused call never reaches the
  *   emulator, and AWS's AccessDenied answer is handed to the deserializer in its place, so the SDK
  *   throws what it throws in AWS;
- * - at `initialize`, a call that never reached `deserialize` was a presigned URL (the presigner
- *   stops at signing): it is asked about as S3 will ask when the URL is used, and a refusal is
- *   reported, since building the URL succeeds in AWS too.
+ * - at `initialize`, a call that never reached `deserialize` is asked about after it is answered,
+ *   and a refusal is reported: a presigned URL (the presigner stops at signing; building the URL
+ *   succeeds in AWS too, S3 refuses its use), or a call a test answered in AWS's place.
  *
  * A call no mapping knows throws (call-authorization.ts): nothing passes unchecked.
  */
@@ -95,11 +95,13 @@ export function installIamEnforcement(options: {
     };
   };
 
-  const presignedOnly: Middleware = (next, context) => async (args) => {
+  const notSent: Middleware = (next, context) => async (args) => {
     const reached = { sent: false };
     context[REACHED] = reached;
-    const result = await next(args);
-    if (!reached.sent) await timed(question(context, args.input, true));
+    const result = (await next(args)) as { output?: { presigned?: unknown } };
+    // Answered before the wire: a presigned URL (the presigner's answer carries it), or an answer
+    // a test injected in AWS's place, which AWS would give only to a call it authorized.
+    if (!reached.sent) await timed(question(context, args.input, result?.output?.presigned !== undefined));
     return result;
   };
 
@@ -115,11 +117,7 @@ export function installIamEnforcement(options: {
       priority: 'low',
       name: 'localIamEnforcement',
     });
-    stack.add(presignedOnly, {
-      step: 'initialize',
-      priority: 'high',
-      name: 'localIamPresigned',
-    });
+    stack.add(notSent, { step: 'initialize', priority: 'high', name: 'localIamNotSent' });
   };
 
   // Every client's send: the SDK's clients all extend this one class (loaded as the SDK loads it).
