@@ -235,6 +235,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     Object.assign(process.env, env);
     // Each function runs with its template's role and environment, the stand-ins taken from env.
     const functions = localFunctionsOf(templates, env);
+    for (const [name, configuration] of functions.configurations) {
+      for (const missing of configuration.unresolved) {
+        console.warn(`[harness] ${name}: ${missing}; the variable is left out of its environment`);
+      }
+    }
     await functions.enforcer.warm();
     useLocalFunctions(functions);
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { functionConfigurations } from '../../infra/local/function-configuration.ts';
 import { localTemplates } from '../../infra/local/iam/template-cache.ts';
@@ -62,6 +62,25 @@ describe('the harness runs each function as Lambda does', () => {
     expect(process.env.SES_SENDER).toBeDefined();
     for (const other of ['SES_SENDER', 'INTERNAL_API_KEYS', 'CURSOR_SECRET', 'OAUTH_ISSUER', 'PHOTOS_BUCKET'])
       expect(answer.environment).not.toContain(other);
+  });
+
+  it('fails to initialise a function whose template lacks a variable its code requires, as it fails deployed', async () => {
+    // The Pre Token Generation trigger's template gives no TABLE_NAME; the late writer's code needs it.
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { response } = await invokeRoute(
+        ROOT_DIR,
+        { ...lateWriter(), deployedAs: 'PreTokenGeneration' },
+        event(0, randomUUID()),
+      );
+      expect(response.statusCode).toBe(500);
+      expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
+      expect(logged.mock.calls.map((args) => args.map(String).join(' ')).join('\n')).toMatch(
+        /failed to initialise:.*TABLE_NAME/s,
+      );
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('stops a timed-out invocation: what it would have written afterwards never lands, and the next call is cold', async () => {
