@@ -124,3 +124,13 @@ export function localEnvironment(
   }
   return environment;
 }
+
+/** The harness's variables among `environment` (a program that runs functions without a harness has them there). */
+export function harnessValuesIn(
+  environment: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  const names = [...LOCAL_PLATFORM_VARIABLES, ...Object.values(LOCAL_STAND_INS).flat()];
+  return Object.fromEntries(
+    names.filter((name) => environment[name] !== undefined).map((name) => [name, environment[name]]),
+  );
+}

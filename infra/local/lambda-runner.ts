@@ -8,6 +8,7 @@ import { type DynamoUsage, emptyUsage } from './dynamodb-usage.ts';
 import {
   type FunctionConfiguration,
   functionConfigurations,
+  harnessValuesIn,
   LOCAL_PLATFORM_VARIABLES,
   LOCAL_STAND_INS,
   localEnvironment,
@@ -181,7 +182,7 @@ const containers = new Map<string, FunctionContainer>();
 /**
  * The roles and configurations every function runs with: the harness hands over the ones it built
  * at start; a program that invokes a function without a harness (`npm run invoke`, a test) gets
- * them from the cached templates on first use, with its own environment as the harness's values.
+ * them from the cached templates on first use, and the harness's values from its own environment.
  * There is no way to run a function unchecked.
  */
 let localFunctions: Promise<LocalFunctions> | undefined;
@@ -192,7 +193,7 @@ export function useLocalFunctions(ready: LocalFunctions): void {
 
 function currentLocalFunctions(): Promise<LocalFunctions> {
   localFunctions ??= localTemplates().then(({ templates }) =>
-    localFunctionsOf(templates, { ...process.env }),
+    localFunctionsOf(templates, harnessValuesIn(process.env)),
   );
   return localFunctions;
 }
