@@ -39,15 +39,17 @@ describe('the local review host page', () => {
       // A reload shows the same changeset, read with get_changeset on the same connection.
       await page.reload();
       view = await reviewViewFrame(page);
-      await view.getByRole('checkbox', { name: 'Create FAQ “Open on Sundays?”: question, answer' }).uncheck();
-      await expect
-        .poll(async () => {
-          const staged = await api('GET', `/api/v1/edits/changesets/${changesetId}`, {
-            token: tenant.tokens.owner,
-          });
-          return staged.body.data.items.map((item: { ticked: boolean }) => item.ticked);
-        })
-        .toEqual([true, false]);
+      const faq = view.getByRole('checkbox', { name: 'Create FAQ “Open on Sundays?”: question, answer' });
+      await faq.uncheck();
+      // The view is busy until set_change_ticked answers, then draws the changeset it answered.
+      // Wait for that, not for the edits API: its first read here can start the function behind
+      // it cold (seconds when this file runs alone), far past expect.poll's one second.
+      await view.locator('main[aria-busy="false"]').waitFor();
+      expect(await faq.isChecked()).toBe(false);
+      const staged = await api('GET', `/api/v1/edits/changesets/${changesetId}`, {
+        token: tenant.tokens.owner,
+      });
+      expect(staged.body.data.items.map((item: { ticked: boolean }) => item.ticked)).toEqual([true, false]);
       await view.getByRole('button', { name: 'Apply', exact: true }).click();
       await view.getByText('Skipped: left out').waitFor();
 
