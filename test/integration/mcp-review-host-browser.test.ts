@@ -23,6 +23,9 @@ afterAll(async () => {
 });
 
 describe('the local review host page', () => {
+  // Run alone, the test starts eight functions cold behind a fresh harness (OAuth metadata,
+  // authorize, consent request, approve, token, /mcp, the changeset and the change log), each
+  // loading its TypeScript through tsx: 2-3.5 s apiece on a busy 2-core machine, past 30 s in all.
   it('connects through consent, shows the demo changeset in the view, and applies only what stays ticked', async () => {
     const tenant = await arrangeTenant();
     const context = await browser.newContext({ viewport: { width: 800, height: 900 } });
@@ -69,7 +72,7 @@ describe('the local review host page', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 60_000);
 
   it('serves its sandbox page only for its own origin', async () => {
     const sandbox = `${harness.baseUrl.replace('127.0.0.1', 'localhost')}${REVIEW_HOST_PATH}/sandbox`;
