@@ -11,18 +11,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { tableDefinition } from '#lib/db/table.ts';
+import { LOCAL_AWS } from './local-names.ts';
 
 const require = createRequire(import.meta.url);
 const HOST = '127.0.0.1';
 
-/**
- * AWS SDK settings for the emulators. s3rver accepts only its fixed S3RVER key pair; DynamoDB
- * Local (with -sharedDb) and aws-ses-v2-local accept any, so one pair serves all three.
- */
-export const LOCAL_AWS = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-};
+/** AWS SDK settings for the emulators (local-names.ts). */
+export { LOCAL_AWS };
 
 /** A port the OS says is free right now (tests and `npm start` never hard-code emulator ports). */
 export async function freePort(): Promise<number> {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { tableDefinition } from '#lib/db/table.ts';
-import { LOCAL_AWS } from '../emulators.ts';
-import { LOCAL_PHOTOS_BUCKET, LOCAL_TABLE_NAME } from '../local-names.ts';
+import { LOCAL_AWS, LOCAL_PHOTOS_BUCKET, LOCAL_TABLE_NAME } from '../local-names.ts';
 import { type CallScope, type LocalAccount, regionalArn } from './iam-request.ts';
 import { TemplateResolver, type TemplateSet } from './template-resolver.ts';
 
