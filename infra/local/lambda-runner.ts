@@ -14,7 +14,7 @@ import {
   localEnvironment,
 } from './function-configuration.ts';
 import { MAX_LAMBDA_PAYLOAD_BYTES } from './http-api-event.ts';
-import { type AuthorizationQuestion, IamEnforcer } from './iam/enforcer.ts';
+import { type AllowedElsewhere, type AuthorizationQuestion, IamEnforcer } from './iam/enforcer.ts';
 import { localTemplates } from './iam/template-cache.ts';
 import type { TemplateSet } from './iam/template-resolver.ts';
 
@@ -88,6 +88,8 @@ interface WorkerReply {
   result?: unknown;
   usage?: DynamoUsage;
   iamMs?: number;
+  /** Calls the worker allowed on decisions it was given before (counted in the harness's report). */
+  iamAllowedHere?: AllowedElsewhere;
   error?: string;
 }
 
@@ -119,6 +121,7 @@ class FunctionContainer {
         handlerUrl: pathToFileURL(resolve(rootDir, definition.handler)).href,
         photoBucket: definition.permissions?.photos !== undefined,
         callScope: enforcer.scopeSetup,
+        decisionKeys: enforcer.decisionKeys(definition.deployedAs ?? definition.operationId),
       },
       env: {
         ...processEnvironment(local),
@@ -143,6 +146,7 @@ class FunctionContainer {
         });
         return;
       }
+      if (reply.iamAllowedHere) enforcer.countAllowedElsewhere(reply.iamAllowedHere);
       if (reply.ready || reply.initError !== undefined) return initialized(reply.initError);
       this.pending.get(reply.id)?.(reply);
       this.pending.delete(reply.id);

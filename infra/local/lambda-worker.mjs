@@ -18,6 +18,8 @@ const iamClock = new AsyncLocalStorage();
 const enforcement = installIamEnforcement({
   scope: localCallScope(workerData.callScope),
   clock: () => iamClock.getStore(),
+  // Allowed decisions are reused here (no message) for calls that agree on what they depend on.
+  decisionKeys: workerData.decisionKeys,
   ask: (question) =>
     new Promise((settle) => {
       askCount += 1;
@@ -54,7 +56,7 @@ try {
     attachS3NetworkDelay(s3);
     enforcement.attach(s3);
   }
-  parentPort?.postMessage({ ready: true });
+  parentPort?.postMessage({ ready: true, iamAllowedHere: enforcement.takeAllowedHere() });
 } catch (error) {
   parentPort?.postMessage({
     initError: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -79,12 +81,19 @@ async function invoke({ id, event, context }) {
     const { result, usage } = await iamClock.run(clock, () =>
       countDynamoUsage(() => handler(event, lambdaContext), { delayMs }),
     );
-    parentPort?.postMessage({ id, result: result === undefined ? null : result, usage, iamMs: clock.ms });
+    parentPort?.postMessage({
+      id,
+      result: result === undefined ? null : result,
+      usage,
+      iamMs: clock.ms,
+      iamAllowedHere: enforcement.takeAllowedHere(),
+    });
   } catch (error) {
     parentPort?.postMessage({
       id,
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       iamMs: clock.ms,
+      iamAllowedHere: enforcement.takeAllowedHere(),
     });
   }
 }

@@ -30,6 +30,7 @@ function evaluatorOf(statements: PolicyStatement[], resourcePolicies: Record<str
         },
       ],
     ]),
+    resourcePolicies: Object.values(resourcePolicies),
     resourcePolicyFor: (arn) => resourcePolicies[arn.replace(/^(arn:aws:s3:::[^/]+).*$/, '$1')],
   };
   return new PolicyEvaluator(policies);

@@ -46,6 +46,13 @@ export interface IamReport {
   denials: string[];
 }
 
+/** Calls a worker allowed by a decision the harness gave it before (sdk-enforcement.ts), to be counted here. */
+export interface AllowedElsewhere {
+  calls: number;
+  byService: Record<string, number>;
+  byAction: Record<string, number>;
+}
+
 /** Past this many, further denials are counted but their messages not kept. */
 const KEPT_DENIALS = 50;
 
@@ -93,6 +100,28 @@ export class IamEnforcer {
     if (this.report_.denials.length < KEPT_DENIALS) this.report_.denials.push(line);
     console.error(`[iam] ${line}`);
     return outcome;
+  }
+
+  /** The condition keys the function's decisions depend on, for a worker to reuse its allowed ones. */
+  decisionKeys(name: string): string[] | undefined {
+    try {
+      return this.evaluator.decisionKeys(name);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Count calls a worker allowed on a decision it was given before. */
+  countAllowedElsewhere(counted: AllowedElsewhere): void {
+    const { calls, byService, byAction } = this.report_;
+    calls.evaluated += counted.calls;
+    calls.allowed += counted.calls;
+    for (const [service, count] of Object.entries(counted.byService)) {
+      byService[service] = (byService[service] ?? 0) + count;
+    }
+    for (const [action, count] of Object.entries(counted.byAction)) {
+      byAction[action] = (byAction[action] ?? 0) + count;
+    }
   }
 
   private async decide(

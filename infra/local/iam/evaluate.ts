@@ -103,6 +103,20 @@ export class PolicyEvaluator {
     return cache;
   }
 
+  /**
+   * The condition keys (lower-cased) any decision for the function can depend on: those of its
+   * policies and of every resource policy. Two requests of the function that agree on action,
+   * resource and these keys get the same decision, unless a policy reads the time (undefined then).
+   */
+  decisionKeys(name: string): string[] | undefined {
+    const keys = new Set([
+      ...this.cacheOf(this.functionPolicies(name)).keys,
+      ...keysNamed(this.policies.resourcePolicies),
+    ]);
+    if (keys.has('aws:currenttime') || keys.has('aws:epochtime')) return undefined;
+    return [...keys].sort();
+  }
+
   async evaluate(name: string, request: IamRequest): Promise<Decision> {
     const fn = this.functionPolicies(name);
     const cache = this.cacheOf(fn);

@@ -52,6 +52,8 @@ export interface ExtractedPolicies {
   functions: ReadonlyMap<string, FunctionPolicies>;
   /** The resource policy that governs an ARN: its bucket's policy for an object, else its own. */
   resourcePolicyFor(resourceArn: string): PolicyDocument | undefined;
+  /** Every resource policy of the set. */
+  resourcePolicies: PolicyDocument[];
   /** The SES identities the templates create (addresses and domains). */
   sesIdentities: string[];
 }
@@ -232,6 +234,7 @@ export function extractPolicies(resolver: TemplateResolver, stage: string): Extr
     account: resolver.account,
     functions,
     sesIdentities,
+    resourcePolicies: [...byArn.values()],
     resourcePolicyFor: (resourceArn) => {
       const s3 = /^arn:[^:]+:s3:::([^/]+)/.exec(resourceArn);
       return byArn.get(s3 ? `arn:${partition}:s3:::${s3[1]}` : resourceArn);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { accessDeniedAnswer } from './access-denied.ts';
 import { iamRequestsFor } from './call-authorization.ts';
-import type { Authorization, AuthorizationQuestion } from './enforcer.ts';
-import type { CallScope, SdkCall } from './iam-request.ts';
+import type { AllowedElsewhere, Authorization, AuthorizationQuestion } from './enforcer.ts';
+import type { CallScope, IamRequest, SdkCall } from './iam-request.ts';
 
 /**
  * The function's side of IAM enforcement, in its worker: every AWS SDK client the function makes
@@ -23,9 +23,15 @@ import type { CallScope, SdkCall } from './iam-request.ts';
 
 export type AskAuthorization = (question: AuthorizationQuestion) => Promise<Authorization>;
 
-/** The per-invocation time spent asking, for the harness's latency figure. */
+/**
+ * The per-invocation time spent asking, for the harness's latency figure: wall-clock time while at
+ * least one of the invocation's calls waits for its decision (calls sent together wait together).
+ */
 export interface EnforcementClock {
   ms: number;
+  /** Questions of the invocation now waiting, and since when the first of them has. */
+  waiting?: number;
+  since?: number;
 }
 
 type Middleware = (
@@ -48,15 +54,56 @@ export function installIamEnforcement(options: {
   ask: AskAuthorization;
   /** The current invocation's clock (none outside an invocation). */
   clock: () => EnforcementClock | undefined;
-}): { attach(client: { middlewareStack: unknown }): void } {
-  const { scope, ask, clock } = options;
-  const timed = async (question: AuthorizationQuestion) => {
-    const startedAt = performance.now();
+  /**
+   * The condition keys the function's decisions depend on (IamEnforcer.decisionKeys): a call whose
+   * requests agree with ones allowed before on action, resource and these keys is allowed here
+   * without asking, and counted in `allowedHere` for the harness. Without them, every call asks.
+   */
+  decisionKeys?: readonly string[];
+}): { attach(client: { middlewareStack: unknown }): void; takeAllowedHere(): AllowedElsewhere } {
+  const { scope, ask, clock, decisionKeys } = options;
+  const relevant = new Set(decisionKeys ?? []);
+  const allowedBefore = new Set<string>();
+  const decisionKey = (request: IamRequest) =>
+    JSON.stringify([
+      request.action,
+      request.resource,
+      Object.entries(request.context)
+        .filter(([key]) => relevant.has(key.toLowerCase()))
+        .sort(([a], [b]) => a.localeCompare(b)),
+    ]);
+  let allowedHere: AllowedElsewhere = { calls: 0, byService: {}, byAction: {} };
+  const decidedBefore = (question: AuthorizationQuestion): boolean => {
+    if (!decisionKeys || question.unevaluable !== undefined || question.requests.length === 0) return false;
+    if (!question.requests.every((request) => allowedBefore.has(decisionKey(request)))) return false;
+    const service = question.clientName.replace(/Client$/, '');
+    allowedHere.calls += 1;
+    allowedHere.byService[service] = (allowedHere.byService[service] ?? 0) + 1;
+    for (const { action } of question.requests) {
+      allowedHere.byAction[action] = (allowedHere.byAction[action] ?? 0) + 1;
+    }
+    return true;
+  };
+  const decideUntimed = async (question: AuthorizationQuestion): Promise<Authorization> => {
+    if (decidedBefore(question)) return { allowed: true };
+    const outcome = await ask(question);
+    if ('allowed' in outcome && outcome.allowed && decisionKeys) {
+      for (const request of question.requests) allowedBefore.add(decisionKey(request));
+    }
+    return outcome;
+  };
+  /** The decision, its time on the invocation's clock (from the call's requests on). */
+  const decide = async (requestsOf: () => AuthorizationQuestion): Promise<Authorization> => {
+    const current = clock();
+    if (current && !current.waiting) current.since = performance.now();
+    if (current) current.waiting = (current.waiting ?? 0) + 1;
     try {
-      return await ask(question);
+      return await decideUntimed(requestsOf());
     } finally {
-      const current = clock();
-      if (current) current.ms += performance.now() - startedAt;
+      if (current) {
+        current.waiting = (current.waiting ?? 1) - 1;
+        if (current.waiting === 0) current.ms += performance.now() - (current.since ?? performance.now());
+      }
     }
   };
   const question = (context: Context, input: unknown, presigned: boolean): AuthorizationQuestion => {
@@ -78,7 +125,7 @@ export function installIamEnforcement(options: {
   const onTheWire: Middleware = (next, context) => async (args) => {
     const reached = context[REACHED];
     if (reached) reached.sent = true;
-    const outcome = await timed(question(context, args.input, false));
+    const outcome = await decide(() => question(context, args.input, false));
     if ('error' in outcome) throw new Error(`IAM enforcement could not decide: ${outcome.error}`);
     if (outcome.allowed) return next(args);
     const { clientName, commandName } = context;
@@ -101,8 +148,15 @@ export function installIamEnforcement(options: {
     const result = (await next(args)) as { output?: { presigned?: unknown } };
     // Answered before the wire: a presigned URL (the presigner's answer carries it), or an answer
     // a test injected in AWS's place, which AWS would give only to a call it authorized.
-    if (!reached.sent) await timed(question(context, args.input, result?.output?.presigned !== undefined));
+    if (!reached.sent)
+      await decide(() => question(context, args.input, result?.output?.presigned !== undefined));
     return result;
+  };
+
+  const takeAllowedHere = () => {
+    const taken = allowedHere;
+    allowedHere = { calls: 0, byService: {}, byAction: {} };
+    return taken;
   };
 
   const attached = new WeakSet<Stack>();
@@ -129,5 +183,5 @@ export function installIamEnforcement(options: {
     attach(this);
     return send.apply(this, args);
   };
-  return { attach };
+  return { attach, takeAllowedHere };
 }
