@@ -18,7 +18,8 @@ import type { CallScope, IamRequest, SdkCall } from './iam-request.ts';
  *   and a refusal is reported: a presigned URL (the presigner stops at signing; building the URL
  *   succeeds in AWS too, S3 refuses its use), or a call a test answered in AWS's place.
  *
- * A call no mapping knows throws (call-authorization.ts): nothing passes unchecked.
+ * A call no mapping knows throws (call-authorization.ts): nothing passes unchecked. Allowed
+ * decisions are reused in the worker for calls that agree on what they depend on (`decisionKeys`).
  */
 
 export type AskAuthorization = (question: AuthorizationQuestion) => Promise<Authorization>;
@@ -49,6 +50,7 @@ interface AnyClient {
 
 const REACHED = Symbol('localIamReachedTheWire');
 
+/** Once per process (a worker, a test file): it patches the SDK's client class. */
 export function installIamEnforcement(options: {
   scope: CallScope;
   ask: AskAuthorization;
