@@ -1,5 +1,5 @@
 import { functionNamePrefix } from '../../function-name.ts';
-import type { LocalAccount } from './iam-request.ts';
+import { type LocalAccount, regionalArn } from './iam-request.ts';
 import {
   type CfnResource,
   type Json,
@@ -12,7 +12,7 @@ import {
  * The policies each function runs under, read from the synthesized templates as deployed into the
  * local account (docs/architecture.md, 'IAM enforcement'): its role's identity policies (the
  * role's default policy, inline and managed policies), and the resource policies of what it may
- * call (bucket, secret, topic, queue). AWS-managed policies are not in a template; the two a
+ * call (bucket, secret, topic, queue, event bus). AWS-managed policies are not in a template; the two a
  * function role takes (basic execution, X-Ray) stand in as what they allow, any other is reported.
  */
 
@@ -183,15 +183,34 @@ function resourcePolicies(resolver: TemplateResolver): Map<string, PolicyDocumen
         const [, , host = '', account = '', name = ''] = url.split('/');
         return `arn:${resolver.account.partition}:sqs:${host.split('.')[1]}:${account}:${name}`;
       }),
+    // One statement per resource; a bus's statements are its policy together.
+    'AWS::Events::EventBusPolicy': (stack, properties) => {
+      const bus =
+        properties.EventBusName === undefined ? 'default' : resolver.resolve(stack, properties.EventBusName);
+      return [
+        String(bus).startsWith('arn:') ? bus : regionalArn(resolver.account, 'events', `event-bus/${bus}`),
+      ];
+    },
   };
   for (const [stack, template] of resolver.templates) {
     for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
       const arns = governed[resource.Type];
       if (!arns) continue;
       const properties = resource.Properties ?? {};
-      const document = properties.PolicyDocument ?? properties.ResourcePolicy;
+      const document =
+        properties.PolicyDocument ??
+        properties.ResourcePolicy ??
+        (properties.Statement
+          ? { Statement: [{ Sid: properties.StatementId, ...properties.Statement }] }
+          : undefined);
       const policy = resolveDocument(resolver, stack, document, ignored, logicalId);
-      for (const arn of arns(stack, properties)) policies.set(String(arn), policy);
+      for (const arn of arns(stack, properties)) {
+        const before = policies.get(String(arn));
+        policies.set(
+          String(arn),
+          before ? { ...before, Statement: [...before.Statement, ...policy.Statement] } : policy,
+        );
+      }
     }
   }
   return policies;
