@@ -4,7 +4,7 @@ import { DEV_SIGN_IN_PATHS } from '../../infra/local/dev-sign-in.ts';
 
 /**
  * Driving the local review host (infra/local/dev-review-host.ts) in a browser, as a person does:
- * used by its browser test and by the script that takes the README's screenshot.
+ * used by its browser test and by the script that takes the screenshot in docs/local-development.md.
  */
 
 /** Open the page, Connect, sign in as `email` on the dev sign-in page, and Approve on the consent page. */

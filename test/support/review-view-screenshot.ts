@@ -1,5 +1,5 @@
 /**
- * `npm run screenshot:review`: the README's picture of the changeset review view. Starts its own
+ * `npm run screenshot:review`: the picture in docs/local-development.md of the changeset review view. Starts its own
  * ephemeral stack (as the tests do), connects the local review host as the first demo business's
  * owner, stages the demo changeset (two changes) and saves the view, about 800 px wide, to
  * docs/images/review-view.png.

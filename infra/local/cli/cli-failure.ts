@@ -15,7 +15,7 @@ function oneLine(error: unknown): string {
   const { code, path, message } = error as NodeJS.ErrnoException & { message?: string };
   if (code === 'ENOENT' && path) return `${path} does not exist`;
   if (code?.startsWith('ERR_PARSE_ARGS_'))
-    return `${String(message).split('. ')[0]} (see the command's usage in the README)`;
+    return `${String(message).split('. ')[0]} (see the command's usage in docs/local-development.md)`;
   return String(message ?? error).split('\n')[0] ?? 'failed';
 }
 
