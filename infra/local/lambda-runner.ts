@@ -54,6 +54,8 @@ export interface LocalFunctions {
   configurations: ReadonlyMap<string, FunctionConfiguration>;
   /** The harness's variables: the emulators' endpoints and the stand-ins' values (function-configuration.ts). */
   localValues: Readonly<Record<string, string | undefined>>;
+  /** Every name the harness or a template sets: kept out of what a worker inherits from this process. */
+  shapedNames: ReadonlySet<string>;
 }
 
 /** Both, from one set of templates. */
@@ -61,11 +63,14 @@ export function localFunctionsOf(
   templates: TemplateSet,
   localValues: LocalFunctions['localValues'],
 ): LocalFunctions {
-  return {
-    enforcer: new IamEnforcer(templates),
-    configurations: functionConfigurations(templates),
-    localValues,
-  };
+  const configurations = functionConfigurations(templates);
+  const shapedNames = new Set<string>([
+    ...Object.keys(localValues),
+    ...LOCAL_PLATFORM_VARIABLES,
+    ...Object.entries(LOCAL_STAND_INS).flatMap(([name, standIns]) => [name, ...standIns]),
+    ...[...configurations.values()].flatMap((configuration) => Object.keys(configuration.environment)),
+  ]);
+  return { enforcer: new IamEnforcer(templates), configurations, localValues, shapedNames };
 }
 
 /** Warm functions kept at once; past it the least recently used idle one is reclaimed, as Lambda does. */
@@ -207,13 +212,7 @@ function currentLocalFunctions(): Promise<LocalFunctions> {
  * template sets, so that a function sees only its own template's variables (and the platform's).
  */
 function processEnvironment(local: LocalFunctions): Record<string, string | undefined> {
-  const shaped = new Set<string>([
-    ...Object.keys(local.localValues),
-    ...LOCAL_PLATFORM_VARIABLES,
-    ...Object.entries(LOCAL_STAND_INS).flatMap(([name, standIns]) => [name, ...standIns]),
-    ...[...local.configurations.values()].flatMap((configuration) => Object.keys(configuration.environment)),
-  ]);
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !shaped.has(name)));
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !local.shapedNames.has(name)));
 }
 
 function containerFor(

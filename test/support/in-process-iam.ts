@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type IamEnforcer, loadIamEnforcer } from '../../infra/local/iam/enforcer.ts';
+import { IamEnforcer } from '../../infra/local/iam/enforcer.ts';
 import { localCallScope } from '../../infra/local/iam/local-account.ts';
 import { installIamEnforcement } from '../../infra/local/iam/sdk-enforcement.ts';
+import { localTemplates } from '../../infra/local/iam/template-cache.ts';
 
 /**
  * IAM enforcement for handlers a test runs in its own process (in-process-route.ts, the Cognito
@@ -15,7 +16,8 @@ const runningAs = new AsyncLocalStorage<string>();
 let installed: Promise<IamEnforcer> | undefined;
 
 function enforcerInThisProcess(): Promise<IamEnforcer> {
-  installed ??= loadIamEnforcer().then(({ enforcer }) => {
+  installed ??= localTemplates().then(({ templates }) => {
+    const enforcer = new IamEnforcer(templates);
     installIamEnforcement({
       scope: localCallScope(enforcer.scopeSetup),
       clock: () => undefined,

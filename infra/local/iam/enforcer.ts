@@ -5,7 +5,6 @@ import { PolicyEvaluator } from './evaluate.ts';
 import { type IamRequest, type LocalAccount, regionalArn } from './iam-request.ts';
 import { LOCAL_ACCOUNT, localTemplateResolver } from './local-account.ts';
 import { extractPolicies } from './role-policies.ts';
-import { localTemplates } from './template-cache.ts';
 import type { TemplateSet } from './template-resolver.ts';
 
 /**
@@ -162,16 +161,6 @@ export class IamEnforcer {
   report(): IamReport {
     return structuredClone(this.report_);
   }
-}
-
-/** An enforcer over the current tree's templates (cached; synthesized when the cache has none). */
-export async function loadIamEnforcer(): Promise<{
-  enforcer: IamEnforcer;
-  synthMs: number;
-  cached: boolean;
-}> {
-  const { templates, ms, cached } = await localTemplates();
-  return { enforcer: new IamEnforcer(templates), synthMs: ms, cached };
 }
 
 /** One line for a person: `IAM: 1234 calls checked (DynamoDB 1200, S3 34), 1234 allowed, 0 refused`. */
