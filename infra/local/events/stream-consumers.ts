@@ -64,13 +64,16 @@ export async function startStreamConsumers(options: {
           : { returned: false, message: outcome.message };
       },
     });
-    await poller.start();
     pollers.push(poller);
   }
-  return {
-    pollers,
-    stop: async () => {
-      await Promise.all(pollers.map((poller) => poller.stop()));
-    },
+  const stop = async () => {
+    await Promise.all(pollers.map((poller) => poller.stop()));
   };
+  try {
+    for (const poller of pollers) await poller.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { pollers, stop };
 }
