@@ -8,6 +8,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { tableDefinition } from '#lib/db/table.ts';
@@ -92,11 +93,19 @@ export async function startDynamoDbLocal(dataDir: string | undefined): Promise<R
   return { endpoint, stop };
 }
 
-/** Create the single table (and its index and TTL) unless it exists. */
+/**
+ * Create the single table (its index, TTL and stream) unless it exists; a table kept in `.local/`
+ * from before the table had a stream gets one.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ ...LOCAL_AWS, endpoint });
+  const StreamSpecification = { StreamEnabled: true, StreamViewType: tableDefinition.stream };
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification }));
+    }
+    client.destroy();
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -124,6 +133,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+      StreamSpecification,
     }),
   );
   client.destroy();
