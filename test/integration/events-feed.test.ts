@@ -3,9 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { ChangeEvent, EventType } from '#lib/events/change-event.ts';
 import { encodeFeedCursor } from '#lib/events/feed-cursor.ts';
+import { eventRoutes } from '#lib/routes/events.ts';
 import { agentApi, arrangeAgentTenant, collectionPath } from '../support/agents.ts';
 import type { ApiResponse } from '../support/api.ts';
 import { appendFeedEvents, changeEvent, lastFeedSeq } from '../support/feed-items.ts';
+import { contractProblems } from '../support/openapi-contract.ts';
 
 /**
  * The event feed's read side (docs/events.md, 'The feed'), over HTTP against feed items written
@@ -93,6 +95,21 @@ describe("a business's feed", () => {
     );
 
     expect(first.events).toEqual(events.slice(0, 2));
+    // A page of events, and a 410, are as the OpenAPI document describes them.
+    const documented = await agentApi('GET', `${businessFeed(businessId)}?limit=5`, key);
+    const old = await encodeFeedCursor({ seq: 0, since: new Date(Date.now() - 40 * DAY_MS) });
+    const gone = await agentApi('GET', `${ALL}?after=${old}`, key);
+    for (const [route, response] of [
+      [eventRoutes.listBusinessEvents, documented],
+      [eventRoutes.listEvents, gone],
+    ] as const) {
+      const observed = {
+        status: response.status,
+        headers: response.headers,
+        text: JSON.stringify(response.body),
+      };
+      expect(contractProblems(route, observed)).toEqual([]);
+    }
     expect(second.events).toEqual(events.slice(2, 4));
     expect(third.events).toEqual(events.slice(4));
     expect(past.events).toEqual([]);
