@@ -311,9 +311,11 @@ describe('who may read the feed', () => {
     const everywhereWriteOnly = await keyFor('*', ['write']);
 
     for (const path of [businessFeed(businessId), ALL]) {
-      const anonymous = await agentApi('GET', path, undefined);
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      for (const query of ['', '?after=garbage&limit=0&types=nope']) {
+        const anonymous = await agentApi('GET', `${path}${query}`, undefined);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
       for (const key of [writeOnly, everywhereWriteOnly]) {
         const refused = await agentApi('GET', path, key);
         expect(refused.status, path).toBe(403);
