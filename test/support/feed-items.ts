@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { eventFeedPartition, keys } from '#lib/db/keys.ts';
+import { keys } from '#lib/db/keys.ts';
 import type { ChangeEvent, EventType } from '#lib/events/change-event.ts';
 
 /**
@@ -14,7 +14,7 @@ import type { ChangeEvent, EventType } from '#lib/events/change-event.ts';
  */
 
 /** The shared counter's item: the same key as the publisher's (pk EVENTS, sk COUNTER). */
-const COUNTER = { pk: eventFeedPartition(null), sk: 'COUNTER' };
+const COUNTER = keys.eventCounter();
 
 /** A change event of a business, with the fields a test does not care about filled in. */
 export function changeEvent(businessId: string, type: EventType, overrides: Partial<ChangeEvent> = {}) {
