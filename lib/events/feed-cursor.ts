@@ -1,4 +1,5 @@
 import { decodeCursor, encodeCursor } from '#lib/db/cursor.ts';
+import { FEED_RETENTION_DAYS } from '#lib/events/retention.ts';
 import { GoneError, ValidationError } from '#lib/http/errors.ts';
 import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
@@ -20,8 +21,6 @@ import * as z from '#lib/validation/zod.ts';
  * may be gone and following it would skip them silently.
  */
 
-/** How long a cursor is good for: a day short of how long the feed keeps an event. */
-export const FEED_RETENTION_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 const RETENTION_MS = FEED_RETENTION_DAYS * DAY_MS;
 

@@ -4,6 +4,7 @@ import { EVENT_FEED_PREFIX, eventFeedPartition, eventFeedSortKey } from '#lib/db
 import { storedItem } from '#lib/db/stored-item.ts';
 import { ChangeEventSchema, type EventType } from '#lib/events/change-event.ts';
 import { decodeFeedCursor, encodeFeedCursor, nextSince } from '#lib/events/feed-cursor.ts';
+import { untilIncompleteTransaction } from '#lib/events/whole-transactions.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
@@ -27,6 +28,8 @@ interface FeedItem {
   event: FeedEvent;
   published_at: string;
   expires_at_epoch: number;
+  /** The positions the item's transaction gave this feed (absent on items written before it was). */
+  batch_seqs?: number[] | undefined;
 }
 
 const feedItem = storedItem<FeedItem>('event feed item', () =>
@@ -37,6 +40,7 @@ const feedItem = storedItem<FeedItem>('event feed item', () =>
     event: ChangeEventSchema(),
     published_at: z.iso.datetime(),
     expires_at_epoch: z.number(),
+    batch_seqs: z.optional(z.array(z.number())),
   }),
 );
 
@@ -77,7 +81,9 @@ export async function readFeedPage(
       Limit: request.limit,
     }),
   );
-  const items = (result.Items ?? []).map((item) => feedItem.fromItem(item));
+  const read = (result.Items ?? []).map((item) => feedItem.fromItem(item));
+  const items = untilIncompleteTransaction(read, after?.seq ?? 0);
+  const reachedEnd = result.LastEvaluatedKey === undefined && items.length === read.length;
   const nowEpoch = Math.floor(now.getTime() / 1000);
   const types = request.types ? new Set<string>(request.types) : undefined;
   const events = items
@@ -86,7 +92,7 @@ export async function readFeedPage(
   const last = items.at(-1);
   const nextCursor = await encodeFeedCursor({
     seq: last ? last.seq : (after?.seq ?? 0),
-    since: nextSince(result.LastEvaluatedKey === undefined, last && new Date(last.published_at), now),
+    since: nextSince(reachedEnd, last && new Date(last.published_at), now),
   });
   return { events, nextCursor };
 }

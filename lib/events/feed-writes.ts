@@ -4,6 +4,7 @@ import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { ChangeEvent } from '#lib/events/change-event.ts';
 import type { EventSource, RecordStep } from '#lib/events/derive.ts';
+import { FEED_TTL_SECONDS } from '#lib/events/retention.ts';
 import { logger } from '#lib/observability/logger.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -17,10 +18,6 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * per record, the last version with an event (an event whose predecessor is not in the feed yet
  * cancels, so a record's events are in the feed in version order).
  */
-
-/** Kept 31 days, so that a cursor younger than the documented 30 days never misses one. */
-export const FEED_RETENTION_DAYS = 30;
-const FEED_TTL_SECONDS = (FEED_RETENTION_DAYS + 1) * 24 * 3600;
 
 /** 1 counter + 4 items an event stays under the 100 actions of a transaction. */
 export const EVENTS_PER_TRANSACTION = 20;
@@ -204,6 +201,11 @@ function feedTransaction(
       },
     },
   ];
+  // Each feed item names the positions its transaction gave the same feed (feed-read.ts: a Query
+  // may see part of a transaction, and a page stops before a position whose siblings are not all there).
+  const allSeqs = chunk.map((_source, index) => base + index + 1);
+  const businessSeqs = (businessId: string) =>
+    allSeqs.filter((_seq, index) => chunk[index]?.event.business_id === businessId);
   chunk.forEach((source, index) => {
     const seq = base + index + 1;
     const step = steps[index];
@@ -224,8 +226,22 @@ function feedTransaction(
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Put: { TableName: tableName, Item: { ...keys.eventFeed(null, seq), ...feedItem } } },
-      { Put: { TableName: tableName, Item: { ...keys.eventFeed(event.business_id, seq), ...feedItem } } },
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.eventFeed(null, seq), ...feedItem, batch_seqs: allSeqs },
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.eventFeed(event.business_id, seq),
+            ...feedItem,
+            batch_seqs: businessSeqs(event.business_id),
+          },
+        },
+      },
     );
     if (step && order !== 'none') items.push(recordOrderItem(event.business_id, step, order));
   });
