@@ -8,6 +8,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { tableDefinition } from '#lib/db/table.ts';
@@ -92,16 +93,26 @@ export async function startDynamoDbLocal(dataDir: string | undefined): Promise<R
   return { endpoint, stop };
 }
 
-/** Create the single table (and its index and TTL) unless it exists. */
+/**
+ * Create the single table (its index and its stream) unless it exists; a table created before it
+ * had a stream (`.local/` from an earlier version) gets its stream turned on.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ ...LOCAL_AWS, endpoint });
+  const { partitionKey, sortKey, globalSecondaryIndexes, stream } = tableDefinition;
+  const streamSpecification = { StreamEnabled: true, StreamViewType: stream };
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(
+        new UpdateTableCommand({ TableName: tableName, StreamSpecification: streamSpecification }),
+      );
+    }
+    client.destroy();
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
-  const { partitionKey, sortKey, globalSecondaryIndexes } = tableDefinition;
   const keyAttributes = [
     partitionKey,
     sortKey,
@@ -124,6 +135,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+      StreamSpecification: streamSpecification,
     }),
   );
   client.destroy();

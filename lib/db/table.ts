@@ -7,6 +7,11 @@ export const tableDefinition = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB's TTL deletes expired sessions, consent requests and codes. */
   timeToLiveAttribute: 'expires_at_epoch',
+  /**
+   * The table's stream: each new item's image, which the change-event publisher reads (only new
+   * Change History and outbox entries reach it: lib/events/stream-filter.ts).
+   */
+  stream: 'NEW_IMAGE',
   globalSecondaryIndexes: [
     /** Inverted lookups: a user's memberships, agent keys by id. */
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
