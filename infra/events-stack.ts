@@ -102,7 +102,9 @@ export class EventsStack extends Stack {
       functionName: functionName(stage, 'PublishEvents'),
       entry: 'functions/events/publish-events.ts',
       description: 'Change events: the table stream to the feed and the bus',
-      timeoutSeconds: 60,
+      // A batch of 100 events is a few seconds of calls; a call that hangs fails the batch sooner,
+      // and the mapping retries it.
+      timeoutSeconds: 20,
       environment: { TABLE_NAME: tableName, EVENT_BUS_NAME: eventBusName(stage) },
     });
     const { role } = this.publisher;
