@@ -15,6 +15,7 @@ import { parseCommandLine, positiveWholeNumber, progress, usageError } from '../
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { registerSampleClient } from '../infra/local/sample-event.ts';
+import { BUSINESSES, DURATION_S, measureChangeEvents, WRITES_PER_SECOND } from './change-events.ts';
 import { measureParts } from './cold-parts.ts';
 import { coldSection } from './cold-section.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
@@ -38,7 +39,7 @@ import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
 import { formatSpread, met } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
 
-const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media', 'iam'] as const;
+const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media', 'iam', 'events'] as const;
 const COMMAND = {
   name: 'npm run bench',
   usage: `
@@ -310,6 +311,28 @@ try {
     const worst = Math.max(...iam.rows.map((row) => row.ms.median));
     out(
       `\nWorst median: ${worst.toFixed(3)} ms added per request (goal < ${IAM_ADDED_MS_GOAL} ms: ${met(worst < IAM_ADDED_MS_GOAL)}).`,
+    );
+  }
+
+  if (runs('events')) {
+    progress(
+      `bench: change events: ${WRITES_PER_SECOND} writes a second over ${BUSINESSES} businesses for ${DURATION_S} s…`,
+    );
+    const events = await measureChangeEvents(harness.info);
+    const ms = (value: number) => `${value.toFixed(0)} ms`;
+    out(
+      `\n## Change events\n\nAgent writes (FAQ creates and PATCHes) at ${WRITES_PER_SECOND} a second over ${BUSINESSES} businesses for ${DURATION_S} s: ${events.writes} writes, ${events.failedWrites} refused. From each event's \`occurred_at\` (stamped just before its transaction commits) to the moment it was readable in its business's feed (a Query every 50 ms) and to the moment the local bus received it from the publisher (docs/events.md):\n`,
+    );
+    out('| to | events | p50 | p99 | goal (p99) |');
+    out('|---|---:|---:|---:|---|');
+    out(
+      `| the feed | ${events.feed.n} | ${ms(events.feed.p50)} | ${ms(events.feed.p99)} | ≤ 2 s: ${met(events.feed.p99 <= 2000)} |`,
+    );
+    out(
+      `| the bus | ${events.bus.n} | ${ms(events.bus.p50)} | ${ms(events.bus.p99)} | ≤ 3 s: ${met(events.bus.p99 <= 3000)} |`,
+    );
+    out(
+      `\nLost (a Change History entry with no event in the feed): ${events.lost}; ids in the feed more than once: ${events.duplicated} (both required 0: ${met(events.lost === 0 && events.duplicated === 0)}).`,
     );
   }
 

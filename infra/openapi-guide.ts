@@ -23,6 +23,11 @@ export const AREA_GUIDES: { name: string; description: string }[] = [
       'Automated agents read and write a business\'s records (FAQs, job postings, locations, services, service items, packages, team members). Credential: a per-agent key `agk_…` (`agentKey`; `agent_key` locally, or `npm run agent-key -- create`) limited to some businesses and to the scopes read and/or write. Every write is in the Change History; `If-Match: "<version>"` makes an update conditional (409 VERSION_CONFLICT when stale).',
   },
   {
+    name: 'events',
+    description:
+      "The change events feed: every committed change to a business's information, once each, in one order, for agents that follow changes instead of polling the lists. A business's feed, or one feed of every business an agent key may read. Credential: an agent key with the read scope. Page with `after` (the previous page's `meta.next_cursor`); a cursor is good for 30 days (410 after). docs/events.md describes the event and the guarantee.",
+  },
+  {
     name: 'edits',
     description:
       "Reviewed edits, for the console and for assistants: open a session, read the snapshot, stage a changeset, untick what you do not want, apply, revert; the Change History with undo. Credential: a console JWT of an owner or editor, or an assistant's OAuth access token for `<issuer>/api/v1/edits` (scope edits:read for reads, edits:write for everything that changes).",

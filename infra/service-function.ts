@@ -23,9 +23,14 @@ const TABLE_WRITE_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
-/** Routes that hand out list cursors (their query takes one, or the tool server's change-log tool). */
+/**
+ * Routes that hand out list cursors (their query takes one, as `cursor` or, on the event feed,
+ * `after`; or the tool server's change-log tool).
+ */
 export const signsCursors = (route: RouteDefinition): boolean =>
-  route.request.query?.shape.cursor !== undefined || route.auth === 'mcp';
+  route.request.query?.shape.cursor !== undefined ||
+  route.request.query?.shape.after !== undefined ||
+  route.auth === 'mcp';
 
 /** The route's timeout, refused at synth when it would outlive API Gateway's 30 s. */
 function functionTimeoutSeconds(route: RouteDefinition): number {

@@ -9,7 +9,7 @@ export const handler = httpHandler(
   consoleAuth,
   async ({ params, principal }) => {
     await assertHoldsBusiness(principal, params.business_id);
-    await deleteAutoSchedule(params.business_id);
+    await deleteAutoSchedule(params.business_id, { kind: 'user', id: principal.userId });
     return undefined;
   },
 );

@@ -13,6 +13,7 @@ export const handler = httpHandler(
       (reads) => assertHoldsBusiness(principal, params.business_id, reads),
       (reads) => readSchedule(params.business_id, reads),
     );
-    return { data: await putAutoSchedule(params.business_id, body, seen) };
+    const actor = { kind: 'user', id: principal.userId } as const;
+    return { data: await putAutoSchedule(params.business_id, body, seen, actor) };
   },
 );

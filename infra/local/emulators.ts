@@ -94,25 +94,23 @@ export async function startDynamoDbLocal(dataDir: string | undefined): Promise<R
 }
 
 /**
- * Create the single table (its index and its stream) unless it exists; a table created before it
- * had a stream (`.local/` from an earlier version) gets its stream turned on.
+ * Create the single table (its index, TTL and stream) unless it exists; a table kept in `.local/`
+ * from before the table had a stream gets one.
  */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ ...LOCAL_AWS, endpoint });
-  const { partitionKey, sortKey, globalSecondaryIndexes, stream } = tableDefinition;
-  const streamSpecification = { StreamEnabled: true, StreamViewType: stream };
+  const StreamSpecification = { StreamEnabled: true, StreamViewType: tableDefinition.stream };
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (!Table?.StreamSpecification?.StreamEnabled) {
-      await client.send(
-        new UpdateTableCommand({ TableName: tableName, StreamSpecification: streamSpecification }),
-      );
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification }));
     }
     client.destroy();
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
+  const { partitionKey, sortKey, globalSecondaryIndexes } = tableDefinition;
   const keyAttributes = [
     partitionKey,
     sortKey,
@@ -135,7 +133,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
-      StreamSpecification: streamSpecification,
+      StreamSpecification,
     }),
   );
   client.destroy();

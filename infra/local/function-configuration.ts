@@ -58,6 +58,8 @@ export const LOCAL_PLATFORM_VARIABLES = [
   'DYNAMODB_ENDPOINT',
   'S3_ENDPOINT',
   'SES_ENDPOINT',
+  // The SDK's own endpoint variable for EventBridge: the harness's local bus.
+  'AWS_ENDPOINT_URL_EVENTBRIDGE',
   // Set only by tests: the SSRF guard's loopback exceptions, and shorter access tokens.
   'SAFE_FETCH_ALLOW',
   'OAUTH_ACCESS_TOKEN_SECONDS',

@@ -9,6 +9,8 @@ import { type DevConsole, handleConsoleRequest, isConsolePath } from './dev-cons
 import { ISSUER_PATH, LOCAL_ISSUER } from './dev-issuer.ts';
 import { type DevReviewHost, handleReviewHostRequest, isReviewHostPath } from './dev-review-host.ts';
 import { type DevSignIn, isDevSignInPath } from './dev-sign-in.ts';
+import { EVENTS_JSON_PATH, EVENTS_PAGE_PATH, eventsJson, eventsPage } from './events/events-page.ts';
+import { isLocalBusPath, type LocalEventBus } from './events/local-bus.ts';
 import {
   buildHttpApiEvent,
   MAX_LAMBDA_PAYLOAD_BYTES,
@@ -56,6 +58,8 @@ export interface Gateway {
   reviewHost: DevReviewHost;
   consoleOrigins: string[];
   functionTimeoutSeconds: number | undefined;
+  /** The local EventBridge bus, and the source of the dev console's events page. */
+  bus: LocalEventBus;
 }
 
 const require = createRequire(import.meta.url);
@@ -98,6 +102,14 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
       { method, path, query: new URLSearchParams(url.slice(path.length)) },
       gateway.reviewHost,
     );
+  }
+  if (isLocalBusPath(path)) {
+    const target = request.headers['x-amz-target'];
+    return gateway.bus.handle({ method, target: typeof target === 'string' ? target : undefined, body });
+  }
+  if (method === 'GET' && path === EVENTS_JSON_PATH) return eventsJson(gateway.bus.latest());
+  if (method === 'GET' && path === EVENTS_PAGE_PATH) {
+    return eventsPage(gateway.bus.latest(), gateway.devConsole.headers);
   }
   if (isConsolePath(path)) {
     return handleConsoleRequest(

@@ -21,6 +21,8 @@ import {
   startS3,
   startSes,
 } from './emulators.ts';
+import { eventLogLine, LOCAL_BUS_PATH, LocalEventBus } from './events/local-bus.ts';
+import { type StreamConsumers, startStreamConsumers } from './events/stream-consumers.ts';
 import { type Gateway, handle, notReady, send } from './gateway.ts';
 import type { IamReport } from './iam/enforcer.ts';
 import { localTemplates } from './iam/template-cache.ts';
@@ -145,6 +147,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       });
   });
   const started: RunningEmulator[] = [];
+  // The local EventBridge bus (events/local-bus.ts): the terminal's request log names each event.
+  const bus = new LocalEventBus((event) => {
+    if (options.logRequests) console.log(eventLogLine(event));
+  });
+  let streamConsumers: StreamConsumers | undefined;
   const runtimeFile = join(options.stateDir, RUNTIME_FILE);
   const stop = async () => {
     rmSync(runtimeFile, { force: true });
@@ -152,7 +159,10 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       server.closeAllConnections();
       server.close(() => resolve());
     });
+    // No new batches from here; the one under way ends when its function's worker is stopped.
+    const consumersStopped = streamConsumers?.stop();
     await stopFunctions();
+    await consumersStopped;
     await Promise.allSettled(started.map((emulator) => emulator.stop()));
     lock.release();
     if (options.ephemeral) rmSync(options.stateDir, { recursive: true, force: true });
@@ -231,6 +241,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
         : {}),
       // The MCP Inspector's page may call the local tool server.
       MCP_ALLOWED_ORIGINS: 'http://localhost:6274,http://127.0.0.1:6274',
+      // The SDK's own variable for EventBridge's endpoint: the publisher's client reaches the local bus.
+      AWS_ENDPOINT_URL_EVENTBRIDGE: `${baseUrl}${LOCAL_BUS_PATH}`,
     };
     Object.assign(process.env, env);
     // Each function runs with its template's role and environment, the stand-ins taken from env.
@@ -296,7 +308,18 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // As context `consoleOrigins` in AWS: CONSOLE_ORIGINS, else the console pages' origin.
       consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
       functionTimeoutSeconds: options.functionTimeoutSeconds,
+      bus,
     };
+    // The table's stream, read as Lambda reads it for each event source mapping in the templates,
+    // once the gateway takes requests (the publisher puts its events on the bus through it).
+    streamConsumers = await startStreamConsumers({
+      templates,
+      endpoint: dynamodb.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      rootDir: options.rootDir,
+      stateDir: options.stateDir,
+      ephemeral: options.ephemeral,
+    });
 
     return {
       baseUrl,

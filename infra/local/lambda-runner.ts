@@ -164,7 +164,7 @@ class FunctionContainer {
     this.worker.on('exit', (code) => fail(`exit code ${code}`));
   }
 
-  invoke(event: APIGatewayProxyEventV2, context: Record<string, unknown>): Promise<WorkerReply> {
+  invoke(event: unknown, context: Record<string, unknown>): Promise<WorkerReply> {
     const id = randomUUID();
     this.lastUsed = Date.now();
     return new Promise((settle) => {
@@ -243,39 +243,61 @@ export async function stopFunctions(): Promise<void> {
 }
 
 /**
- * Invoke a function with a Lambda-like context and its timeout, then shape the result the way API
- * Gateway does for payload 2.0: what the function throws becomes a bare 500, a timeout a 503 (and
- * the function's worker is stopped, so the invocation cannot finish later), and a response over
- * Lambda's 6 MB payload limit a 502.
+ * How one invocation ended, as Lambda reports it to whatever invoked the function: what the handler
+ * returned, or that it failed (threw, timed out, failed to initialise, or has no function in the
+ * templates). API Gateway (invokeRoute) and the stream poller (events/stream-poller.ts) each turn
+ * it into what their AWS counterpart does with it.
  */
-export async function invokeRoute(
+export type FunctionOutcome = (
+  | { returned: true; result: unknown }
+  | { returned: false; failure: 'no-function' | 'init' | 'error' | 'timeout'; message: string }
+) & { usage: DynamoUsage; iamMs: number };
+
+/**
+ * Invoke a function with a Lambda-like context and its timeout (its worker is stopped on a timeout,
+ * so the invocation cannot finish later). `event` is whatever its trigger sends: an API Gateway
+ * payload, a DynamoDB stream batch.
+ */
+export async function invokeFunction(
   rootDir: string,
-  route: FunctionDefinition,
-  event: APIGatewayProxyEventV2,
+  definition: FunctionDefinition,
+  event: unknown,
   /** Instead of the template's timeout (tests of stalls). */
   timeoutOverrideSeconds?: number,
-): Promise<Invocation> {
+): Promise<FunctionOutcome> {
   const noUsage: DynamoUsage = emptyUsage();
+  const failed = (
+    failure: 'no-function' | 'init' | 'error' | 'timeout',
+    message: string,
+    reply?: WorkerReply,
+  ) => {
+    console.error(`[harness] ${definition.operationId} ${message}`);
+    return {
+      returned: false,
+      failure,
+      message,
+      usage: reply?.usage ?? noUsage,
+      iamMs: reply?.iamMs ?? 0,
+    } as const;
+  };
   const local = await currentLocalFunctions();
-  const name = route.deployedAs ?? route.operationId;
+  const name = definition.deployedAs ?? definition.operationId;
   const configuration = local.configurations.get(name);
-  if (!configuration) {
-    console.error(`[harness] ${route.operationId}: the synthesized templates have no function ${name}`);
-    return { response: gatewayError(500, 'Internal Server Error'), usage: noUsage, iamMs: 0 };
-  }
+  if (!configuration)
+    return failed('no-function', `is not run: the synthesized templates have no function ${name}`);
   const timeoutMs = (timeoutOverrideSeconds ?? configuration.timeoutSeconds) * 1000;
   const context = {
     callbackWaitsForEmptyEventLoop: false,
-    functionName: route.operationId,
+    functionName: definition.operationId,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${route.operationId}`,
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${definition.operationId}`,
     memoryLimitInMB: String(configuration.memoryMb),
     awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${route.operationId}`,
+    logGroupName: `/aws/lambda/${definition.operationId}`,
     logStreamName: 'local',
     remainingMs: timeoutMs,
   };
-  const container = containerFor(rootDir, route, local, configuration);
+  const container = containerFor(rootDir, definition, local, configuration);
   let timer: NodeJS.Timeout | undefined;
   const expiry = (ms: number) =>
     new Promise<'timeout'>((resolveTimeout) => {
@@ -286,29 +308,42 @@ export async function invokeRoute(
     // A cold start loads the module first; the function's timeout counts from the invocation on.
     const initFailure = await Promise.race([container.initialized, expiry(INIT_TIMEOUT_MS)]);
     if (initFailure !== undefined) {
-      console.error(`[harness] ${route.operationId} failed to initialise:`, initFailure);
       await container.stop('init failed');
-      return { response: gatewayError(500, 'Internal Server Error'), usage: noUsage, iamMs: 0 };
+      return failed('init', `failed to initialise: ${initFailure}`);
     }
     const timedOut = expiry(timeoutMs);
     const reply = await Promise.race([container.invoke(event, context), timedOut]);
     if (reply === 'timeout') {
-      console.error(`[harness] ${route.operationId} timed out after ${timeoutMs} ms; its worker is stopped`);
       await container.stop('timed out');
-      return { response: gatewayError(503, 'Service Unavailable'), usage: noUsage, iamMs: 0 };
+      return failed('timeout', `timed out after ${timeoutMs} ms; its worker is stopped`);
     }
-    if (reply.error !== undefined) {
-      console.error(`[harness] ${route.operationId} failed:`, reply.error);
-      return {
-        response: gatewayError(500, 'Internal Server Error'),
-        usage: reply.usage ?? noUsage,
-        iamMs: reply.iamMs ?? 0,
-      };
-    }
-    return { response: toHttpResponse(reply.result), usage: reply.usage ?? noUsage, iamMs: reply.iamMs ?? 0 };
+    if (reply.error !== undefined) return failed('error', `failed: ${reply.error}`, reply);
+    return { returned: true, result: reply.result, usage: reply.usage ?? noUsage, iamMs: reply.iamMs ?? 0 };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Invoke a route's function, then shape the result the way API Gateway does for payload 2.0: what
+ * the function throws becomes a bare 500, a timeout a 503, and a response over Lambda's 6 MB
+ * payload limit a 502.
+ */
+export async function invokeRoute(
+  rootDir: string,
+  route: FunctionDefinition,
+  event: APIGatewayProxyEventV2,
+  /** Instead of the template's timeout (tests of stalls). */
+  timeoutOverrideSeconds?: number,
+): Promise<Invocation> {
+  const outcome = await invokeFunction(rootDir, route, event, timeoutOverrideSeconds);
+  const { usage, iamMs } = outcome;
+  if (outcome.returned) return { response: toHttpResponse(outcome.result), usage, iamMs };
+  const response =
+    outcome.failure === 'timeout'
+      ? gatewayError(503, 'Service Unavailable')
+      : gatewayError(500, 'Internal Server Error');
+  return { response, usage, iamMs };
 }
 
 /** Payload 2.0 response rules: a result without statusCode is a 200 with the result as JSON. */

@@ -37,20 +37,25 @@ export async function encodeCursor(
   return `${payload}.${macOf(signing, binding, payload).toString('base64url')}`;
 }
 
-const invalidCursor = () =>
-  new ValidationError('Invalid cursor', [{ loc: ['query', 'cursor'], msg: INVALID_MESSAGE, type: 'cursor' }]);
+const invalidCursorOf = (parameter: string) =>
+  new ValidationError('Invalid cursor', [
+    { loc: ['query', parameter], msg: INVALID_MESSAGE, type: 'cursor' },
+  ]);
 
 /**
  * The start key a cursor stands for, or undefined without a cursor. Any cursor this query did not
  * give out is a 422; `keyShape` is the list's key (strict, every attribute a non-empty string
- * inside this tenant's partitions; see `keyPart`).
+ * inside this tenant's partitions; see `keyPart`). The 422 names `parameter`, the query parameter
+ * the cursor came in (`cursor` for the lists, `after` for the event feed).
  */
 export async function decodeCursor<K extends Record<string, string>>(
   cursor: string | undefined,
   binding: CursorBinding,
   keyShape: zt.ZodType<K>,
+  parameter = 'cursor',
 ): Promise<K | undefined> {
   if (cursor === undefined) return undefined;
+  const invalidCursor = () => invalidCursorOf(parameter);
   const [payload, mac, ...rest] = cursor.split('.');
   if (!payload || !mac || rest.length > 0) throw invalidCursor();
   const given = Buffer.from(mac, 'base64url');

@@ -19,6 +19,8 @@ export const PLATFORM_ADMINS = 'PLATFORM_ADMINS';
 export const RECORD_PREFIX = 'RECORD#';
 export const COUNT_PREFIX = 'COUNT#';
 export const HISTORY_PREFIX = 'HISTORY#';
+export const OUTBOX_PREFIX = 'OUTBOX#';
+const EVENT_FEED = 'EVENTS';
 /** Idempotency-Key records (lib/http/idempotency/response-store.ts): pk `IDEMPOTENCY#<hash>`, sk `IDEMPOTENCY`. */
 export const IDEMPOTENCY = 'IDEMPOTENCY';
 /** Sorts after every zero-padded position: records without a position come last. */
@@ -215,7 +217,36 @@ export const keys = {
    * names only the photo; lib/media/owner-pointers.ts).
    */
   galleryPhotoOwner: (photoId: string): ItemKey => ({ pk: `GALLERY_PHOTO#${photoId}`, sk: 'OWNER' }),
+  /**
+   * A change event waiting for the publisher (lib/events/outbox.ts), for a write that has no
+   * Change History entry to carry it (photos, the blog schedule). Only its stream record is read.
+   */
+  eventOutbox: (businessId: string, entryId: string): ItemKey => ({
+    pk: businessPartition(businessId),
+    sk: `${OUTBOX_PREFIX}${entryId}`,
+  }),
+  /** The last feed position given out; positions are assigned in publication order (lib/events/publish.ts). */
+  eventCounter: (): ItemKey => ({ pk: EVENT_FEED, sk: 'COUNTER' }),
+  /** An event in the feed of every business (null) or of one, at its position. */
+  eventFeed: (businessId: string | null, seq: number): ItemKey => ({
+    pk: eventFeedPartition(businessId),
+    sk: eventFeedSortKey(seq),
+  }),
+  /** That an event id has a feed position: publishing it again finds this and stops. */
+  eventMarker: (eventId: string): ItemKey => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
+  /** The last version of a record the feed has an event of, so that its events go in version order. */
+  eventRecordState: (businessId: string, entity: string, recordId: string): ItemKey => ({
+    pk: eventFeedPartition(businessId),
+    sk: `STATE#${entity}#${recordId}`,
+  }),
 } as const;
+
+/** The feed's partition: `EVENTS` for every business, `EVENTS#<business_id>` for one. */
+export const eventFeedPartition = (businessId: string | null) =>
+  businessId === null ? EVENT_FEED : `${EVENT_FEED}#${businessId}`;
+export const EVENT_FEED_PREFIX = 'SEQ#';
+/** Zero-padded so that the sort key orders positions as numbers. */
+export const eventFeedSortKey = (seq: number) => `${EVENT_FEED_PREFIX}${String(seq).padStart(16, '0')}`;
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();

@@ -8,8 +8,8 @@ export const tableDefinition = {
   /** Epoch seconds; DynamoDB's TTL deletes expired sessions, consent requests and codes. */
   timeToLiveAttribute: 'expires_at_epoch',
   /**
-   * The table's stream: each new item's image, which the change-event publisher reads (only new
-   * Change History and outbox entries reach it: lib/events/stream-filter.ts).
+   * The table's stream: what each change record carries. The change events' publisher reads new
+   * items only (Change History and outbox entries), so the new image is enough.
    */
   stream: 'NEW_IMAGE',
   globalSecondaryIndexes: [

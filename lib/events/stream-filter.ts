@@ -1,7 +1,10 @@
+import { HISTORY_PREFIX, OUTBOX_PREFIX } from '#lib/db/keys.ts';
+
 /**
- * Which stream records become change events: new Change History entries (`HISTORY#…`) and new
- * outbox entries (`OUTBOX#…`). The publisher's event source mapping filters with these patterns
- * on AWS (infra/events-stack.ts), so that nothing else invokes it.
+ * Which stream records become change events: new Change History entries and new outbox entries
+ * (lib/events/outbox.ts). The publisher's event source mapping filters with these patterns on AWS
+ * (infra), so that nothing else invokes it, and the local harness applies the same patterns, read
+ * from the synthesized template.
  */
 
 const newItemWithSortKeyPrefix = (prefix: string) => ({
@@ -11,6 +14,6 @@ const newItemWithSortKeyPrefix = (prefix: string) => ({
 
 /** Lambda event filter patterns (one filter each; a record matching any is delivered). */
 export const STREAM_FILTER_PATTERNS = [
-  newItemWithSortKeyPrefix('HISTORY#'),
-  newItemWithSortKeyPrefix('OUTBOX#'),
+  newItemWithSortKeyPrefix(HISTORY_PREFIX),
+  newItemWithSortKeyPrefix(OUTBOX_PREFIX),
 ];

@@ -32,6 +32,9 @@ interface FilePart {
   content?: unknown;
 }
 
+/** The internal API's callers share its keys and have no identity of their own. */
+const INTERNAL_API_ACTOR = { kind: 'internal', id: 'internal-api' } as const;
+
 export async function importDerivative(file: FilePart | undefined, metaText: string | undefined) {
   const meta = parseMeta(metaText);
   const bytes = file?.content;
@@ -89,6 +92,7 @@ export async function importDerivative(file: FilePart | undefined, metaText: str
         altText: meta.alt_text ?? null,
         source: 'derived',
         derivedFrom: meta.source_asset_id,
+        actor: INTERNAL_API_ACTOR,
       },
       idempotencyKey
         ? [
@@ -106,13 +110,13 @@ export async function importDerivative(file: FilePart | undefined, metaText: str
     return created(photo.business_id, photo.id);
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
-    // Items 0–2 are the photo's own; 3 is the source check; 4 the idempotency key.
+    // Items 0–2 are the photo's own, 3 its event; 4 is the source check; 5 the idempotency key.
     const reasons = error.CancellationReasons ?? [];
-    if (idempotencyKey && reasons[4]?.Code === 'ConditionalCheckFailed') {
+    if (idempotencyKey && reasons[5]?.Code === 'ConditionalCheckFailed') {
       const earlier = await earlierImport(idempotencyKey);
       if (earlier) return earlier;
     }
-    if (reasons[3]?.Code === 'ConditionalCheckFailed') throw sourceRefused();
+    if (reasons[4]?.Code === 'ConditionalCheckFailed') throw sourceRefused();
     throw error;
   }
 }

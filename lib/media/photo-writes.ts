@@ -7,6 +7,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
+import type { EventActor } from '#lib/events/change-event.ts';
+import { outboxPut } from '#lib/events/outbox.ts';
 import { photoPointerItem } from '#lib/media/owner-pointers.ts';
 import type { PhotoItem } from '#lib/media/photo-store.ts';
 import { photoObjectKey, storeThenWrite } from '#lib/storage/photo-bucket.ts';
@@ -26,12 +28,21 @@ export interface NewPhoto {
   bytes?: Buffer;
   externalUrl?: string | null;
   externalExpiresAt?: string | null;
+  /** Who adds it, for its change event; the platform itself by default (seed, tools, tests). */
+  actor?: EventActor;
 }
+
+/** The actor of photo changes the platform makes itself: the demo data, the tools. */
+export const PLATFORM_ACTOR: EventActor = { kind: 'internal', id: 'platform' };
+
+/** The fields a photo's change event names (docs/events.md): what a consumer may read again. */
+const PHOTO_EVENT_FIELDS = ['alt_text', 'content_type', 'height', 'width'];
 
 /**
  * Store a photo: its bytes first, then one transaction with the photo's items and `extraItems`
- * (conditions and records a caller needs in the same transaction, after the three of
- * photoWrites). When the transaction fails the bytes are removed again and the error rethrown.
+ * (conditions and records a caller needs in the same transaction, after the four of
+ * photoWrites: the last is its change event). When the transaction fails the bytes are removed
+ * again and the error rethrown.
  */
 export async function addPhoto(input: NewPhoto, extraItems: TransactItem[] = []): Promise<PhotoItem> {
   const now = new Date().toISOString();
@@ -53,7 +64,15 @@ export async function addPhoto(input: NewPhoto, extraItems: TransactItem[] = [])
     updated_at: now,
   };
   const write = () =>
-    dynamo.send(new TransactWriteCommand({ TransactItems: [...photoWrites(photo), ...extraItems] }));
+    dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...photoWrites(photo),
+          photoEvent('photo.added', photo.business_id, photo.id, input.actor),
+          ...extraItems,
+        ],
+      }),
+    );
   if (input.bytes) {
     const key = photoObjectKey(photo.business_id, photo.id);
     await storeThenWrite({ key, bytes: input.bytes, contentType: photo.content_type }, write);
@@ -108,7 +127,11 @@ const gsiValues = (businessId: string) => {
  * Mark a photo and its owner pointer deleted: it moves to the end of the change feed, and the
  * business leaves the businesses-with-photos list when its last live photo goes.
  */
-export async function deletePhoto(businessId: string, photoId: string): Promise<void> {
+export async function deletePhoto(
+  businessId: string,
+  photoId: string,
+  actor: EventActor = PLATFORM_ACTOR,
+): Promise<void> {
   const now = new Date().toISOString();
   await dynamo.send(
     new TransactWriteCommand({
@@ -143,6 +166,7 @@ export async function deletePhoto(businessId: string, photoId: string): Promise<
             ExpressionAttributeValues: { ':minus': -1 },
           },
         },
+        photoEvent('photo.deleted', businessId, photoId, actor),
       ],
     }),
   );
@@ -160,6 +184,22 @@ export async function deletePhoto(businessId: string, photoId: string): Promise<
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
   }
+}
+
+function photoEvent(
+  type: 'photo.added' | 'photo.deleted',
+  businessId: string,
+  photoId: string,
+  actor: EventActor = PLATFORM_ACTOR,
+) {
+  return outboxPut({
+    type,
+    business_id: businessId,
+    entity: 'photo',
+    record_id: photoId,
+    changed_fields: type === 'photo.added' ? PHOTO_EVENT_FIELDS : [],
+    actor,
+  });
 }
 
 const withoutDeletedAt = ({ deleted_at: _deleted, ...rest }: PhotoItem) => rest;

@@ -5,6 +5,7 @@ import { blogRoutes } from '#lib/routes/blog.ts';
 import { consentRoutes } from '#lib/routes/consent.ts';
 import { docsRoutes } from '#lib/routes/docs.ts';
 import { editsRoutes } from '#lib/routes/edits.ts';
+import { eventRoutes } from '#lib/routes/events.ts';
 import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { mediaRoutes } from '#lib/routes/media.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
@@ -17,6 +18,7 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(blogRoutes),
   ...Object.values(adminRoutes),
   ...Object.values(agentRoutes),
+  ...Object.values(eventRoutes),
   ...Object.values(editsRoutes),
   ...Object.values(consentRoutes),
   ...Object.values(oauthRoutes),

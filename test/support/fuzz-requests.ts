@@ -110,6 +110,8 @@ const cursorValue: fc.Arbitrary<string> = fc.oneof(
     base64url('null'),
     base64url('[]'),
     base64url('"x"'),
+    base64url('{"seq":"0000000000000001","since":"2020-01-01T00:00:00.000Z"}'),
+    base64url('{"seq":"9999999999999999","since":"2999-01-01T00:00:00.000Z"}'),
     'not base64!',
     '====',
     'e30',
@@ -134,7 +136,10 @@ function queryArbitrary(route: RouteDefinition, world: TenantWorld): fc.Arbitrar
           .filter(fitsInUrl),
         weight: 2,
       },
-      ...(parameter.name === 'cursor' ? [{ arbitrary: cursorValue, weight: 8 }] : []),
+      // `after` is the event feed's cursor.
+      ...(parameter.name === 'cursor' || parameter.name === 'after'
+        ? [{ arbitrary: cursorValue, weight: 8 }]
+        : []),
     );
     const pairs = parameter.required
       ? value.map((v): [string, string][] => [[parameter.name, v]])

@@ -49,7 +49,7 @@ describe('option values', () => {
     const section = await tool('bench/run.ts', ['--only', 'cold,colds']);
     expect(section).toMatchObject({ code: 2, stdout: '' });
     expect(section.stderr).toBe(
-      'error: --only: no section "colds"; the sections are cold, parts, agent, edits, oauth, mcp, media, iam (npm run bench -- --help lists the options)\n',
+      'error: --only: no section "colds"; the sections are cold, parts, agent, edits, oauth, mcp, media, iam, events (npm run bench -- --help lists the options)\n',
     );
 
     const fn = await tool('bench/run.ts', ['--functions', 'getFaq,getFaqs']);

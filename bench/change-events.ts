@@ -1,0 +1,204 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { HarnessInfo } from '../infra/local/harness-process.ts';
+import { quantile } from './stats.ts';
+
+/**
+ * How fast change events follow their writes on the local stack (docs/events.md): agent writes at
+ * WRITES_PER_SECOND over BUSINESSES businesses for DURATION_S, each a Change History entry and so
+ * an event. A watcher Queries each business's feed every FEED_POLL_MS and notes when each event
+ * first appears; another reads the local bus's events (the dev console's JSON) every
+ * BUS_POLL_MS. Latency is from the event's `occurred_at` (stamped just before its transaction
+ * commits, so it slightly overstates) to the moment it was seen. Then it waits for the feed to
+ * settle and counts, against the Change History, events lost and ids seen twice.
+ */
+export const WRITES_PER_SECOND = 50;
+export const BUSINESSES = 10;
+export const DURATION_S = 30;
+const FEED_POLL_MS = 50;
+const BUS_POLL_MS = 200;
+const SETTLE_MS = 30_000;
+
+export interface ChangeEventLatency {
+  writes: number;
+  failedWrites: number;
+  feed: { p50: number; p99: number; n: number };
+  bus: { p50: number; p99: number; n: number };
+  lost: number;
+  duplicated: number;
+}
+
+export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeEventLatency> {
+  Object.assign(process.env, harness.env, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
+  const [{ createBusiness }, { createAgentKey }, { dynamo, tableName }, { eventFeedPartition, keys }] =
+    await Promise.all([
+      import('#lib/businesses/business-store.ts'),
+      import('#lib/auth/agent-keys.ts'),
+      import('#lib/db/client.ts'),
+      import('#lib/db/keys.ts'),
+    ]);
+  const businesses = await Promise.all(
+    Array.from({ length: BUSINESSES }, (_, index) =>
+      createBusiness({ name: `Events bench ${index}`, createdBy: { type: 'user', id: 'bench' } }),
+    ),
+  );
+  const { key } = await createAgentKey({
+    name: 'events-bench',
+    businesses: businesses.map((business) => business.id),
+    scopes: ['read', 'write'],
+  });
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const agentUrl = (businessId: string, rest = '') =>
+    `${harness.baseUrl}/api/v1/agent/businesses/${businessId}/faqs${rest}`;
+
+  const feedSeen = new Map<string, number>();
+  const busSeen = new Map<string, number>();
+  const occurred = new Map<string, number>();
+  const lastSeq = new Map<string, number>();
+  let watching = true;
+
+  const watchFeed = async () => {
+    while (watching) {
+      await Promise.all(
+        businesses.map(async ({ id }) => {
+          const { Items = [] } = await dynamo.send(
+            new QueryCommand({
+              TableName: tableName,
+              KeyConditionExpression: 'pk = :pk AND sk > :after',
+              ExpressionAttributeValues: {
+                ':pk': eventFeedPartition(id),
+                ':after': keys.eventFeed(id, lastSeq.get(id) ?? 0).sk,
+              },
+              ConsistentRead: true,
+            }),
+          );
+          const now = Date.now();
+          for (const item of Items) {
+            if (!String(item.sk).startsWith('SEQ#')) continue;
+            const event = item.event as { id: string; occurred_at: string };
+            if (feedSeen.has(event.id)) continue;
+            feedSeen.set(event.id, now);
+            occurred.set(event.id, Date.parse(event.occurred_at));
+            lastSeq.set(id, Math.max(lastSeq.get(id) ?? 0, item.seq as number));
+          }
+        }),
+      );
+      await pause(FEED_POLL_MS);
+    }
+  };
+  const watchBus = async () => {
+    while (watching) {
+      const response = await fetch(`${harness.baseUrl}/console/dev/events.json`);
+      const events = (await response.json()) as { detail: { id: string }; received_at: string }[];
+      for (const event of events) {
+        if (!busSeen.has(event.detail.id)) busSeen.set(event.detail.id, Date.parse(event.received_at));
+      }
+      await pause(BUS_POLL_MS);
+    }
+  };
+  const watchers = [watchFeed(), watchBus()];
+
+  // One FAQ per business first; then PATCHes and creates, round robin, at the rate.
+  const faqs = await Promise.all(
+    businesses.map(async ({ id }) => {
+      const response = await fetch(agentUrl(id), {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ question: 'Bench?', answer: 'Yes' }),
+      });
+      return ((await response.json()) as { data: { id: string } }).data.id;
+    }),
+  );
+  const total = WRITES_PER_SECOND * DURATION_S;
+  const started = Date.now();
+  let failedWrites = 0;
+  const writes: Promise<void>[] = [];
+  for (let index = 0; index < total; index += 1) {
+    const due = started + (index * 1000) / WRITES_PER_SECOND;
+    await pause(Math.max(0, due - Date.now()));
+    const business = index % BUSINESSES;
+    const businessId = businesses[business]?.id as string;
+    const request =
+      index % 5 === 0
+        ? fetch(agentUrl(businessId), {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ question: `Q${index}?`, answer: 'A' }),
+          })
+        : fetch(agentUrl(businessId, `/${faqs[business]}`), {
+            method: 'PATCH',
+            headers,
+            body: JSON.stringify({ answer: `answer ${index}` }),
+          });
+    writes.push(
+      request.then(async (response) => {
+        await response.arrayBuffer();
+        if (!response.ok) failedWrites += 1;
+      }),
+    );
+  }
+  await Promise.all(writes);
+
+  // Settle: every Change History entry of the businesses has its event in the feed, or time is up.
+  const history = new Set<string>();
+  for (const { id } of businesses) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
+          ExpressionAttributeValues: { ':pk': keys.business(id).pk, ':history': 'HISTORY#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) history.add(String(item.id));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  const settleBy = Date.now() + SETTLE_MS;
+  while (Date.now() < settleBy && [...history].some((id) => !feedSeen.has(id))) await pause(200);
+  await pause(1000);
+  watching = false;
+  await Promise.all(watchers);
+
+  // Duplicates: every feed item of the businesses, counted by event id.
+  let feedItems = 0;
+  for (const { id } of businesses) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
+          ExpressionAttributeValues: { ':pk': eventFeedPartition(id), ':seq': 'SEQ#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      feedItems += page.Items?.length ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+
+  const latencies = (seen: Map<string, number>) =>
+    [...seen].flatMap(([id, at]) => {
+      const from = occurred.get(id);
+      return from === undefined ? [] : [at - from];
+    });
+  const summary = (values: number[]) => ({
+    p50: values.length ? quantile(values, 0.5) : Number.NaN,
+    p99: values.length ? quantile(values, 0.99) : Number.NaN,
+    n: values.length,
+  });
+  return {
+    writes: total + BUSINESSES,
+    failedWrites,
+    feed: summary(latencies(feedSeen)),
+    bus: summary(latencies(busSeen)),
+    lost: [...history].filter((id) => !feedSeen.has(id)).length,
+    duplicated: feedItems - feedSeen.size,
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
