@@ -7,7 +7,9 @@ import {
   PutEventsCommand,
 } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_FILTER_PATTERNS } from '#lib/events/stream-filter.ts';
 import { eventBusName } from '../../infra/events-stack.ts';
+import { tableStreamMappings } from '../../infra/local/events/stream-mapping.ts';
 import { accessDeniedAnswer, type Refusal } from '../../infra/local/iam/access-denied.ts';
 import { iamRequestsFor } from '../../infra/local/iam/call-authorization.ts';
 import { MalformedCallError, type SdkCall, UnmappedCallError } from '../../infra/local/iam/iam-request.ts';
@@ -130,7 +132,7 @@ describe('EventBridge calls as IAM requests', () => {
   });
 });
 
-describe("the publisher's role as the harness enforces it", () => {
+describe('the publisher as the harness runs it, from the local templates', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'bps-iam-eventbridge-'));
   let local: ReturnType<typeof localPolicies>;
 
@@ -155,6 +157,21 @@ describe("the publisher's role as the harness enforces it", () => {
     expect((await local.decide('PublishEvents', putEvents(`${BUS}/${bus}`))).allowed).toBe(true);
     expect((await local.decide('PublishEvents', putEvents(undefined))).allowed).toBe(false);
     expect((await local.decide('PublishEvents', putEvents('another-bus'))).allowed).toBe(false);
+  });
+
+  it("finds the publisher's mapping on the table's stream, whose ARN the stateful stack hands over as a parameter", () => {
+    const [mapping, ...others] = tableStreamMappings(local.set);
+    expect(others).toEqual([]);
+    expect(mapping).toMatchObject({
+      functionName: 'PublishEvents',
+      batchSize: 100,
+      startingPosition: 'TRIM_HORIZON',
+      maximumRetryAttempts: 10,
+      bisectBatchOnFunctionError: true,
+      reportBatchItemFailures: true,
+      onFailureDestination: expect.stringMatching(/^arn:aws:sqs:us-east-1:000000000000:/),
+    });
+    expect(mapping?.filters.map((filter) => JSON.parse(filter.source))).toEqual(STREAM_FILTER_PATTERNS);
   });
 
   it('lets no route function put events', async () => {
