@@ -24,6 +24,10 @@ export const TABLE_PROBLEMS_THRESHOLD = 10;
 export const TRIGGER_ERRORS_THRESHOLD = 3;
 /** Throttled invocations of any function of the account in 5 minutes, twice running. */
 export const LAMBDA_THROTTLES_THRESHOLD = 10;
+/** The oldest stream record the publisher has not yet published, above this, five minutes running. */
+export const EVENTS_ITERATOR_AGE_MS = 60_000;
+/** Failed invocations of the publisher in 15 minutes (a crash, a refused call), as for the triggers. */
+export const EVENTS_PUBLISHER_ERRORS_THRESHOLD = 3;
 /** The stage's bounces and complaints as a percentage of its sends in a day… */
 export const MAIL_PROBLEM_PERCENT_THRESHOLD = 5;
 /** …once it sent this many (fewer, and one mistyped address would page). */
@@ -61,7 +65,7 @@ const TRIGGER_EFFECT: Record<TriggerName, string> = {
  * first, and all notify one SNS topic (created in the API stack, found through its SSM
  * parameter). Thresholds and periods are set so that one stray error does not page. An error of a
  * function behind API Gateway is a 5xx of its API and counted there; only functions invoked
- * otherwise (the Cognito triggers) have alarms of their own.
+ * otherwise (the Cognito triggers, the change-event publisher) have alarms of their own.
  */
 export class ServiceAlarms extends Construct {
   private readonly action: actions.SnsAction;
@@ -225,6 +229,61 @@ export class ServiceAlarms extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     return this.add(alarm);
+  }
+
+  /**
+   * The change-event publisher, which no API sees: the age of the oldest stream record it has not
+   * published (events late on the bus and in the feed), its failed invocations, and any record it
+   * gave up on (in the dead-letter queue: an event that will not be published without an operator).
+   */
+  watchEventPublisher(functionName: string, deadLetterQueueName: string): cloudwatch.Alarm[] {
+    const minute = Duration.minutes(1);
+    const iteratorAge = new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'IteratorAge',
+      dimensionsMap: { FunctionName: functionName },
+      period: minute,
+      statistic: 'Maximum',
+    }).createAlarm(this, 'EventsIteratorAge', {
+      alarmDescription:
+        `Change events: the oldest table stream record the publisher has not published is over ${EVENTS_ITERATOR_AGE_MS / 1000} s old, 5 minutes running; events reach the feed and the bus that late. ` +
+        "First look: the publisher's log group (level ERROR) and its errors on the dashboard; the stream keeps records 24 hours, a record is dead-lettered after 10 retries or a day.",
+      threshold: EVENTS_ITERATOR_AGE_MS,
+      evaluationPeriods: 5,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const deadLetters = new cloudwatch.Metric({
+      namespace: 'AWS/SQS',
+      metricName: 'ApproximateNumberOfMessagesVisible',
+      dimensionsMap: { QueueName: deadLetterQueueName },
+      period: FIVE_MINUTES,
+      statistic: 'Maximum',
+    }).createAlarm(this, 'EventsDeadLetters', {
+      alarmDescription:
+        'Change events: the publisher gave up on a stream record (10 retries or a day) and its event is in neither the feed nor the bus. ' +
+        "First look: the message in the dead-letter queue (the batch's shard and sequence numbers) and the publisher's log for those records.",
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const errors = new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Errors',
+      dimensionsMap: { FunctionName: functionName },
+      period: Duration.minutes(15),
+      statistic: 'Sum',
+    }).createAlarm(this, 'EventsPublisherErrors', {
+      alarmDescription:
+        `Change events: ${EVENTS_PUBLISHER_ERRORS_THRESHOLD} or more failed invocations of the publisher in 15 minutes (it threw, timed out or was refused a call); its batches are retried, and events wait meanwhile. ` +
+        "First look: the publisher's log group (level ERROR), then the table's alarms.",
+      threshold: EVENTS_PUBLISHER_ERRORS_THRESHOLD,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return [this.add(iteratorAge), this.add(deadLetters), this.add(errors)];
   }
 
   /** Throttled invocations anywhere in the account's region: concurrency is exhausted. */

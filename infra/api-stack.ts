@@ -92,7 +92,7 @@ export class HttpApiStack extends Stack {
 /**
  * The stages of both APIs (throttling, access logs and the metrics counted from them), their
  * custom domains when the settings name them (a domain's mapping needs its stage), the service's
- * alarms and its dashboard.
+ * alarms and its dashboard (the change-event publisher's too).
  */
 export class StagesStack extends Stack {
   constructor(
@@ -187,11 +187,18 @@ export class StagesStack extends Stack {
     for (const [name, functionName] of Object.entries(triggers) as [TriggerName, string][]) {
       alarms.watchTrigger(name, functionName);
     }
+    // The change-event publisher (infra/events-stack.ts): nothing but these alarms sees it fail.
+    const events = {
+      publisherFunctionName: readParameter(this, context.stage, 'events-publisher-function-name'),
+      deadLetterQueueName: readParameter(this, context.stage, 'events-dead-letter-queue-name'),
+    };
+    alarms.watchEventPublisher(events.publisherFunctionName, events.deadLetterQueueName);
     new ServiceDashboard(this, 'Dashboard', {
       stage: context.stage,
       apiIds,
       tableName,
       triggers,
+      events,
       alarms: alarms.alarms,
     });
   }

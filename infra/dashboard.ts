@@ -16,6 +16,8 @@ export interface ServiceDashboardProps {
   tableName: string;
   /** The Cognito triggers' function names; none when the console signs in with another issuer. */
   triggers: Partial<Record<TriggerName, string>>;
+  /** The change-event publisher's function and its dead-letter queue (infra/events-stack.ts). */
+  events: { publisherFunctionName: string; deadLetterQueueName: string };
   alarms: cloudwatch.IAlarm[];
 }
 
@@ -44,7 +46,8 @@ const byDimension = (stage: string, metricName: string, dimension: string, label
 /**
  * One CloudWatch dashboard of the stage, read top to bottom: the APIs (requests, errors, latency),
  * who is refused and why 503s happen, the functions doing the most and taking longest, the table,
- * the Cognito triggers, mail, what the service does (OAuth, changesets), and every alarm's state.
+ * the Cognito triggers, mail, what the service does (OAuth, changesets), the change-event publisher,
+ * and every alarm's state.
  */
 export class ServiceDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -92,6 +95,8 @@ export class ServiceDashboard extends Construct {
         statistic: 'Sum',
         label,
       });
+
+    const publisher = props.events.publisherFunctionName;
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `BusinessPlatform-${stage}`,
@@ -164,6 +169,26 @@ export class ServiceDashboard extends Construct {
           graph('Changesets and Idempotency-Key conflicts', [
             byDimension(stage, 'Changesets', 'Outcome', 'Changesets'),
             byDimension(stage, 'IdempotencyConflicts', 'Kind', 'Idempotency conflicts'),
+          ]),
+        ],
+        [
+          graph(
+            'Change events: publisher invocations and errors',
+            [lambda('Invocations', publisher, 'Invocations')],
+            [lambda('Errors', publisher, 'Errors')],
+          ),
+          graph('Change events: stream iterator age (max, ms)', [
+            lambda('IteratorAge', publisher, 'Iterator age').with({ statistic: 'Maximum' }),
+          ]),
+          graph('Change events: dead-letter queue (messages)', [
+            new cloudwatch.Metric({
+              namespace: 'AWS/SQS',
+              metricName: 'ApproximateNumberOfMessagesVisible',
+              dimensionsMap: { QueueName: props.events.deadLetterQueueName },
+              period: PERIOD,
+              statistic: 'Maximum',
+              label: 'Messages visible',
+            }),
           ]),
         ],
         [

@@ -13,6 +13,11 @@ import type { Construct } from 'constructs';
 export type ParameterKey =
   | 'table-name'
   | 'table-arn'
+  | 'table-stream-arn'
+  | 'event-bus-name'
+  | 'event-bus-arn'
+  | 'events-publisher-function-name'
+  | 'events-dead-letter-queue-name'
   | 'photos-bucket-name'
   | 'photos-bucket-arn'
   | 'internal-api-keys-arn'

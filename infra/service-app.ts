@@ -4,6 +4,7 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { HttpApiStack, RoutesStack, StagesStack } from './api-stack.ts';
 import { ConsolePagesFilesStack, ConsolePagesStack } from './console-pages-stack.ts';
+import { EventsStack } from './events-stack.ts';
 import { HandlerLogGroups } from './handler-log-groups.ts';
 import { readServiceContext } from './service-context.ts';
 import { StatefulStack } from './stateful-stack.ts';
@@ -14,8 +15,8 @@ export interface ServiceAppOptions {
 }
 
 /**
- * The whole service as CDK stacks: stateful resources, the two HTTP APIs, one routes stack per
- * area of the route table, and the APIs' stages; with `consolePages`, the pages' site first and
+ * The whole service as CDK stacks: stateful resources, the two HTTP APIs, change events (the bus
+ * and its publisher), one routes stack per area of the route table, and the APIs' stages; with `consolePages`, the pages' site first and
  * their files last (infra/console-pages-stack.ts says why). Settings come from CDK context (cdk.json or
  * -c key=value, see infra/service-context.ts); stacks find each other through SSM parameters.
  */
@@ -35,6 +36,9 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     : undefined;
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, { context });
   const api = new HttpApiStack(app, `${prefix}-Api`, { context });
+  // Change events: the bus and the publisher on the table's stream (infra/events-stack.ts says why apart).
+  const events = new EventsStack(app, `${prefix}-Events`, { context });
+  events.addStackDependency(stateful);
   // The site's URL is read by the app client (stateful), the CORS (api) and the routes.
   if (pages) for (const stack of [stateful, api]) stack.addStackDependency(pages);
   const config = {
@@ -58,13 +62,13 @@ export function buildServiceApp({ app = new App(), routes = routeTable }: Servic
     return stack;
   });
   const stages = new StagesStack(app, `${prefix}-Stages`, { context, routes });
-  // The stages stack reads the table's and the Cognito triggers' names too (alarms, dashboard).
-  for (const stack of [stateful, api, ...routeStacks]) stages.addStackDependency(stack);
+  // The stages stack reads the table's, the Cognito triggers' and the publisher's names too (alarms, dashboard).
+  for (const stack of [stateful, api, events, ...routeStacks]) stages.addStackDependency(stack);
   let pagesFiles: ConsolePagesFilesStack | undefined;
   if (pages) {
     // Last: config.json names the API and the app client, which must be live when the pages are.
     pagesFiles = new ConsolePagesFilesStack(app, `${prefix}-ConsolePagesFiles`, { context });
     for (const stack of [pages, stateful, stages]) pagesFiles.addStackDependency(stack);
   }
-  return { app, context, pages, stateful, api, routeStacks, stages, pagesFiles };
+  return { app, context, pages, stateful, api, events, routeStacks, stages, pagesFiles };
 }

@@ -84,6 +84,8 @@ export class StatefulStack extends Stack {
       billing: dynamodb.Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      // Read by the change-event publisher (infra/events-stack.ts); kept 24 hours by DynamoDB.
+      dynamoStream: dynamodb.StreamViewType[tableDefinition.stream],
       globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((gsi) => ({
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
@@ -176,6 +178,8 @@ export class StatefulStack extends Stack {
     const { stage } = context;
     publishParameter(this, stage, 'table-name', this.table.tableName);
     publishParameter(this, stage, 'table-arn', this.table.tableArn);
+    // The stream's ARN changes only if the stream is turned off and on again; the events stack reads it.
+    publishParameter(this, stage, 'table-stream-arn', this.table.tableStreamArn ?? '');
     publishParameter(this, stage, 'photos-bucket-name', this.photosBucket.bucketName);
     publishParameter(this, stage, 'photos-bucket-arn', this.photosBucket.bucketArn);
     publishParameter(this, stage, 'internal-api-keys-arn', this.internalApiKeys.secretArn);

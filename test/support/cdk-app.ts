@@ -6,10 +6,17 @@ import type { RouteDefinition } from '#lib/http/route.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { buildServiceApp } from '../../infra/service-app.ts';
 
-/** The app as `npm run synth` builds it, minus bundling (the bench builds and imports every bundle). */
-export function newApp(extraContext: Record<string, unknown> = {}) {
+/**
+ * The app as `npm run synth` builds it, minus bundling (the bench builds and imports every bundle);
+ * its cloud assembly goes to `outdir` when given (a test's temporary folder, which it removes),
+ * else to a temporary folder of CDK's.
+ */
+export function newApp(extraContext: Record<string, unknown> = {}, outdir?: string) {
   const { context } = JSON.parse(readFileSync(join(ROOT_DIR, 'cdk.json'), 'utf8'));
-  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
+  return new App({
+    ...(outdir ? { outdir } : {}),
+    context: { ...context, 'aws:cdk:bundling-stacks': [], ...extraContext },
+  });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON.
@@ -21,14 +28,19 @@ export type Resources = Record<
 
 /**
  * Every stack's template of one build, by stack name, and all their resources together; `routes`
- * builds the app over other route rows than the route table's.
+ * builds the app over other route rows than the route table's; `outdir` as newApp's.
  */
-export function synthesize(extraContext: Record<string, unknown> = {}, routes?: readonly RouteDefinition[]) {
-  const built = buildServiceApp({ app: newApp(extraContext), ...(routes ? { routes } : {}) });
+export function synthesize(
+  extraContext: Record<string, unknown> = {},
+  routes?: readonly RouteDefinition[],
+  outdir?: string,
+) {
+  const built = buildServiceApp({ app: newApp(extraContext, outdir), ...(routes ? { routes } : {}) });
   const stacks = [
     ...(built.pages ? [built.pages] : []),
     built.stateful,
     built.api,
+    built.events,
     ...built.routeStacks,
     built.stages,
     ...(built.pagesFiles ? [built.pagesFiles] : []),

@@ -14,10 +14,10 @@ export { LOCAL_STAGE };
 /**
  * The app synthesized for the local stage (over `routes`, else the route table), its policies
  * extracted into the local account with the emulators' table and bucket names, and an evaluator
- * over them: what the harness builds at start (from the synth cache).
+ * over them: what the harness builds at start (from the synth cache). `outdir` as newApp's.
  */
-export function localPolicies(routes?: readonly RouteDefinition[]) {
-  const { templates } = synthesize(LOCAL_SYNTH_CONTEXT, routes);
+export function localPolicies(routes?: readonly RouteDefinition[], outdir?: string) {
+  const { templates } = synthesize(LOCAL_SYNTH_CONTEXT, routes, outdir);
   const set: TemplateSet = new Map([...templates].map(([name, template]) => [name, template.toJSON()]));
   const resolver = localTemplateResolver(set);
   const policies = extractPolicies(resolver, LOCAL_STAGE);

@@ -189,11 +189,15 @@ describe('reading a template in the local account', () => {
     expect(resolver.resolve('B', { 'Fn::If': ['IsLocal', 'yes', 'no'] })).toBe('yes');
     expect(resolver.resolve('B', { 'Fn::Select': [1, { 'Fn::Split': ['/', 'a/b/c'] }] })).toBe('b');
     expect(resolver.resolve('B', ['a', { Ref: 'AWS::NoValue' }])).toEqual(['a']);
+    // DynamoDB Local labels a stream with the time it was turned on: any stream of the table.
+    expect(resolver.resolve('A', { 'Fn::GetAtt': ['TableCD117FA1', 'StreamArn'] })).toBe(
+      'arn:aws:dynamodb:us-east-1:000000000000:table/business-platform-local/stream/*',
+    );
   });
 
   it('throws for what has no local value', () => {
     expect(() => resolver.resolve('B', { Ref: 'Missing' })).toThrow(/no parameter or resource Missing/);
-    expect(() => resolver.resolve('A', { 'Fn::GetAtt': ['TableCD117FA1', 'StreamArn'] })).toThrow(
+    expect(() => resolver.resolve('A', { 'Fn::GetAtt': ['TableCD117FA1', 'TableId'] })).toThrow(
       /no local value/,
     );
   });

@@ -38,7 +38,7 @@ export function tableStreamMappings(templates: TemplateSet): StreamMapping[] {
     for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
       if (resource.Type !== 'AWS::Lambda::EventSourceMapping') continue;
       const properties = resource.Properties ?? {};
-      if (!isTableStream(properties.EventSourceArn)) continue;
+      if (!isTableStream(resolver, stack, properties.EventSourceArn)) continue;
       const where = `${stack} ${logicalId}`;
       const named = String(resolver.resolve(stack, properties.FunctionName));
       // FunctionName may be a name or an ARN (`…:function:<name>`, with or without a qualifier).
@@ -73,10 +73,19 @@ export function tableStreamMappings(templates: TemplateSet): StreamMapping[] {
 
 /**
  * Whether a mapping's source is a table's stream: `Fn::GetAtt [<table>, StreamArn]`, or a value that
- * reaches one through another stack (an import, a parameter), or a literal stream ARN. The local
- * stack has one table, so which table is not asked.
+ * reaches one through another stack (an import, a parameter: resolved, it is a stream ARN), or a
+ * literal stream ARN. The local stack has one table, so which table is not asked.
  */
-function isTableStream(source: Json): boolean {
+function isTableStream(
+  resolver: ReturnType<typeof localTemplateResolver>,
+  stack: string,
+  source: Json,
+): boolean {
+  try {
+    if (/:dynamodb:.*\/stream\//.test(String(resolver.resolve(stack, source)))) return true;
+  } catch {
+    // Not resolvable locally: judged by what it names.
+  }
   const text = JSON.stringify(source ?? null);
   return text.includes('StreamArn') || /:dynamodb:[^"]*\/stream\//.test(text);
 }

@@ -7,9 +7,9 @@ import type { IamRequest } from './iam-request.ts';
  * service exception class, name, message and `$metadata.httpStatusCode`), and the function
  * answers what it would answer there:
  *
- * - DynamoDB, Secrets Manager, Cognito (JSON protocols): 400 `AccessDeniedException`, the message
- *   `User: <session> is not authorized to perform: <action> on resource: <resource> because no
- *   identity-based policy allows the <action> action` (or `with an explicit deny in …`);
+ * - DynamoDB, Secrets Manager, Cognito, EventBridge (JSON protocols): 400 `AccessDeniedException`,
+ *   the message `User: <session> is not authorized to perform: <action> on resource: <resource>
+ *   because no identity-based policy allows the <action> action` (or `with an explicit deny in …`);
  *   Secrets Manager names the secret as the call did.
  * - S3 (REST XML): 403 `AccessDenied`, the same message with the resource in double quotes; a HEAD
  *   answer has no body.
@@ -103,6 +103,7 @@ const ANSWERS: Record<string, (refusal: Refusal) => AwsHttpAnswer> = {
     jsonAnswer(refusal, 'application/x-amz-json-1.1', 'AccessDeniedException'),
   CognitoIdentityProviderClient: (refusal) =>
     jsonAnswer(refusal, 'application/x-amz-json-1.1', 'AccessDeniedException'),
+  EventBridgeClient: (refusal) => jsonAnswer(refusal, 'application/x-amz-json-1.1', 'AccessDeniedException'),
   S3Client: s3Answer,
   SESClient: sesAnswer,
 };

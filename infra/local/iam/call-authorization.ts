@@ -1,5 +1,6 @@
 import { cognitoRequests } from './cognito-requests.ts';
 import { dynamodbRequests } from './dynamodb-requests.ts';
+import { eventBridgeRequests } from './eventbridge-requests.ts';
 import { type CallScope, type IamRequest, type SdkCall, UnmappedCallError } from './iam-request.ts';
 import { s3Requests } from './s3-requests.ts';
 import { secretsManagerRequests } from './secrets-manager-requests.ts';
@@ -12,6 +13,7 @@ const BY_CLIENT: Record<string, (call: SdkCall, scope: CallScope) => IamRequest[
   SESClient: sesRequests,
   SecretsManagerClient: secretsManagerRequests,
   CognitoIdentityProviderClient: cognitoRequests,
+  EventBridgeClient: eventBridgeRequests,
 };
 
 /**

@@ -120,6 +120,14 @@ export class TemplateResolver {
       const arn = arns[Type];
       if (arn) return arn();
     }
+    // A table's stream: DynamoDB Local labels it with the time the stream was turned on, which no
+    // template knows, so locally it is any stream of the table.
+    if (
+      (Type === 'AWS::DynamoDB::Table' || Type === 'AWS::DynamoDB::GlobalTable') &&
+      attribute === 'StreamArn'
+    ) {
+      return regionalArn(this.account, 'dynamodb', `table/${name}/stream/*`);
+    }
     if (Type === 'AWS::SQS::Queue' && attribute === 'QueueUrl') {
       return `https://sqs.${this.account.region}.amazonaws.com/${accountId}/${name}`;
     }
