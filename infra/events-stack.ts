@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { EVENT_SOURCE } from '#lib/events/change-event.ts';
 import { STREAM_FILTER_PATTERNS } from '#lib/events/stream-filter.ts';
 import { functionName } from './function-name.ts';
 import { NodeFunction } from './node-function.ts';
@@ -15,7 +16,7 @@ import type { ServiceContext } from './service-context.ts';
 export const eventBusName = (stage: string): string => `business-platform-${stage}`;
 
 /** The `source` of every event the publisher puts on the bus (lib/events/bus.ts puts it). */
-export const EVENTS_SOURCE = 'business-platform';
+export const EVENTS_SOURCE = EVENT_SOURCE;
 
 /**
  * How long the bus's archive keeps events, so that a consumer that lost some can have them

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -31,6 +32,7 @@ export async function startHarnessProcess(): Promise<HarnessProcess> {
   );
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
+    if (process.env.DEBUG_HARNESS_LOG) appendFileSync(process.env.DEBUG_HARNESS_LOG, String(chunk));
     stderr += chunk;
   });
   const exited = once(child, 'exit');
@@ -38,6 +40,7 @@ export async function startHarnessProcess(): Promise<HarnessProcess> {
   let report: IamReport | undefined;
   const info = await new Promise<HarnessInfo>((resolve, reject) => {
     lines.on('line', (line) => {
+      if (process.env.DEBUG_HARNESS_LOG) appendFileSync(process.env.DEBUG_HARNESS_LOG, `${line}\n`);
       if (line.startsWith('HARNESS_READY ')) resolve(JSON.parse(line.slice('HARNESS_READY '.length)));
       if (line.startsWith('HARNESS_IAM ')) report = JSON.parse(line.slice('HARNESS_IAM '.length));
     });

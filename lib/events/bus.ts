@@ -1,8 +1,6 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { ChangeEvent } from '#lib/events/change-event.ts';
+import { type ChangeEvent, EVENT_SOURCE } from '#lib/events/change-event.ts';
 
-/** Every event on the bus has this source; a rule matches the event's type as `detail-type`. */
-export const EVENT_SOURCE = 'business-platform';
 /** PutEvents takes at most 10 entries a call. */
 const ENTRIES_PER_CALL = 10;
 const ATTEMPTS = 3;

@@ -20,6 +20,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** The `source` of every event on the bus; a rule matches an event's type as its `detail-type`. */
+export const EVENT_SOURCE = 'business-platform';
+
 export const ACTOR_KINDS = ['agent', 'user', 'assistant', 'internal'] as const;
 
 export interface EventActor {

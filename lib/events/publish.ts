@@ -48,8 +48,14 @@ export async function publishRecords(
   }
   // As published: a demoted primary's version filled in.
   if (outcomes.length > 0) await putOnBus(outcomes.map((outcome) => outcome.event));
+  const published = outcomes.flatMap((outcome) => (outcome.status === 'published' ? [outcome.seq] : []));
+  logger.info('events published', {
+    published: published.length,
+    already_in_feed: outcomes.length - published.length,
+    ...(published.length > 0 ? { first_seq: published[0], last_seq: published.at(-1) } : {}),
+  });
   for (const outcome of outcomes) {
-    logger.info('event published', {
+    logger.debug('event published', {
       event_id: outcome.event.id,
       type: outcome.event.type,
       business_id: outcome.event.business_id,

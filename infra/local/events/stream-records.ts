@@ -43,24 +43,34 @@ export function localStreamArn(streamArn: string, region: string): string {
   return parts.join(':');
 }
 
-/** Attribute values as JSON carries them: binary (B, BS) in base64, the rest as they are. */
+/**
+ * Attribute values as JSON carries them: binary (B, BS) in base64, the rest as they are. The
+ * Streams client gives an empty map as `{}` where DynamoDB's JSON (and so Lambda's event) has
+ * `{"M":{}}`: an attribute value always has exactly one type, so `{}` is put back as the empty map
+ * it was (unmarshall refuses `{}`: "No value defined").
+ */
 function jsonValues(image: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (image === undefined) return undefined;
-  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, jsonValue(value)]));
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, attributeValue(value)]));
 }
 
-function jsonValue(value: unknown): unknown {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  if (Array.isArray(value)) return value.map(jsonValue);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, item]) => item !== undefined)
-        .map(([key, item]) => [key, jsonValue(item)]),
-    );
-  }
-  return value;
+function attributeValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const typed = Object.entries(value).filter(([, item]) => item !== undefined);
+  if (typed.length === 0) return { M: {} };
+  return Object.fromEntries(
+    typed.map(([type, item]) => {
+      if (type === 'M') return [type, jsonValues(item as Record<string, unknown>)];
+      if (type === 'L') return [type, (item as unknown[]).map(attributeValue)];
+      if (type === 'B') return [type, base64(item)];
+      if (type === 'BS') return [type, (item as unknown[]).map(base64)];
+      return [type, item];
+    }),
+  );
 }
+
+const base64 = (bytes: unknown) =>
+  bytes instanceof Uint8Array ? Buffer.from(bytes).toString('base64') : bytes;
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
