@@ -88,7 +88,9 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
   const watchBus = async () => {
     while (watching) {
       const response = await fetch(`${harness.baseUrl}/console/dev/events.json`);
-      const events = (await response.json()) as { detail: { id: string }; received_at: string }[];
+      const { events } = (await response.json()) as {
+        events: { detail: { id: string }; received_at: string }[];
+      };
       for (const event of events) {
         if (!busSeen.has(event.detail.id)) busSeen.set(event.detail.id, Date.parse(event.received_at));
       }

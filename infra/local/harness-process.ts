@@ -1,6 +1,6 @@
-import { appendFileSync } from 'node:fs';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RunningHarness } from './harness.ts';
 import type { IamReport } from './iam/enforcer.ts';

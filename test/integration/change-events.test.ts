@@ -218,6 +218,50 @@ describe('change events from every write path', () => {
     expectVersionOrder(feed);
   }, 120_000);
 
+  it('serves the events through the feed, a page one Query beside the key, the same ids on the bus', async () => {
+    const tenant = await agentTenant();
+    const b = tenant.businessId;
+    const faqs = [await createRecordVia(tenant, 'faq'), await createRecordVia(tenant, 'faq')];
+    const feed = await settledFeed(b, 2);
+
+    const pages: ChangeEvent[][] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 3; page += 1) {
+      const query = `?limit=1${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const response = await agentApi('GET', `/api/v1/agent/businesses/${b}/events${query}`, tenant.key);
+      expect(response.status).toBe(200);
+      expect(Number(response.headers.get('x-local-dynamodb-calls'))).toBe(1);
+      expect(Number(response.headers.get('x-local-dynamodb-all-round-trips'))).toBe(1);
+      // The page's Query, and the key's GetItem sent beside it (one round trip for both).
+      expect(response.headers.get('x-local-dynamodb-operations')?.split(',').sort()).toEqual([
+        'GetItem',
+        'Query',
+      ]);
+      expect(Number(response.headers.get('x-local-dynamodb-auth-calls'))).toBe(1);
+      pages.push(response.body.data);
+      after = response.body.meta.next_cursor;
+    }
+    expect(pages.map((page) => page.map((event) => event.record_id))).toEqual([
+      [faqs[0]?.id],
+      [faqs[1]?.id],
+      [],
+    ]);
+    expect(pages.flat()).toEqual(feed.map(({ event }) => event));
+
+    // The publisher puts them on the (local) bus after the feed: the same events, whole, as `detail`.
+    const deadline = Date.now() + 10_000;
+    let onBus: ChangeEvent[] = [];
+    while (Date.now() < deadline) {
+      const bus = await fetch(`${inject('harness').baseUrl}/console/dev/events.json`);
+      onBus = ((await bus.json()) as { events: { detail: ChangeEvent }[] }).events.map(
+        ({ detail }) => detail,
+      );
+      if (feed.every(({ event }) => onBus.some((sent) => sent.id === event.id))) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const { event } of feed) expect(onBus).toContainEqual(event);
+  });
+
   it('keeps one event per change and each record in version order under any sequence of agent writes', async () => {
     const tenant = await agentTenant();
     const b = tenant.businessId;
