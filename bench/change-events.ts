@@ -29,13 +29,19 @@ export interface ChangeEventLatency {
 
 export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeEventLatency> {
   Object.assign(process.env, harness.env, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
-  const [{ createBusiness }, { createAgentKey }, { dynamo, tableName }, { eventFeedPartition, keys }] =
-    await Promise.all([
-      import('#lib/businesses/business-store.ts'),
-      import('#lib/auth/agent-keys.ts'),
-      import('#lib/db/client.ts'),
-      import('#lib/db/keys.ts'),
-    ]);
+  const [
+    { createBusiness },
+    { createAgentKey },
+    { dynamo, tableName },
+    { eventFeedPartition, keys },
+    { queryAll },
+  ] = await Promise.all([
+    import('#lib/businesses/business-store.ts'),
+    import('#lib/auth/agent-keys.ts'),
+    import('#lib/db/client.ts'),
+    import('#lib/db/keys.ts'),
+    import('#lib/db/query-all.ts'),
+  ]);
   const businesses = await Promise.all(
     Array.from({ length: BUSINESSES }, (_, index) =>
       createBusiness({ name: `Events bench ${index}`, createdBy: { type: 'user', id: 'bench' } }),
@@ -143,20 +149,13 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
   // Settle: every Change History entry of the businesses has its event in the feed, or time is up.
   const history = new Set<string>();
   for (const { id } of businesses) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
-          ExpressionAttributeValues: { ':pk': keys.business(id).pk, ':history': 'HISTORY#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) history.add(String(item.id));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const entries = await queryAll({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
+      ExpressionAttributeValues: { ':pk': keys.business(id).pk, ':history': 'HISTORY#' },
+      ConsistentRead: true,
+    });
+    for (const entry of entries) history.add(String(entry.id));
   }
   const settleBy = Date.now() + SETTLE_MS;
   while (Date.now() < settleBy && [...history].some((id) => !feedSeen.has(id))) await pause(200);
@@ -167,20 +166,14 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
   // Duplicates: every feed item of the businesses, counted by event id.
   let feedItems = 0;
   for (const { id } of businesses) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
-          ExpressionAttributeValues: { ':pk': eventFeedPartition(id), ':seq': 'SEQ#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      feedItems += page.Items?.length ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    feedItems += (
+      await queryAll({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
+        ExpressionAttributeValues: { ':pk': eventFeedPartition(id), ':seq': 'SEQ#' },
+        ConsistentRead: true,
+      })
+    ).length;
   }
 
   const latencies = (seen: Map<string, number>) =>

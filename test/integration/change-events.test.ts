@@ -3,13 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, inject, it } from 'vitest';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import { dynamo, dynamoClient, tableName } from '#lib/db/client.ts';
-import { eventFeedPartition, keys } from '#lib/db/keys.ts';
+import { keys } from '#lib/db/keys.ts';
 import type { ChangeEvent } from '#lib/events/change-event.ts';
 import { PLATFORM_ACTOR } from '#lib/media/photo-writes.ts';
 import { agentEntities, type EntityName } from '#lib/records/entities.ts';
 import { patchRecord } from '#lib/records/writes/record-writes.ts';
 import { agentApi, collectionPath, createRecordVia, itemPath, minimalBodies } from '../support/agents.ts';
 import { api } from '../support/api.ts';
+import { feedItemsOf } from '../support/feed-items.ts';
 import { png } from '../support/images.ts';
 import { arrangeTenant } from '../support/tenants.ts';
 
@@ -20,18 +21,6 @@ import { arrangeTenant } from '../support/tenants.ts';
  * exactly one event.
  */
 type FeedEntry = { seq: number; event: ChangeEvent };
-
-async function feedOf(businessId: string): Promise<FeedEntry[]> {
-  const { Items = [] } = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
-      ExpressionAttributeValues: { ':pk': eventFeedPartition(businessId), ':seq': 'SEQ#' },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((item) => ({ seq: item.seq as number, event: item.event as ChangeEvent }));
-}
 
 /** The business's Change History, oldest first. */
 async function historyOf(businessId: string) {
@@ -50,10 +39,10 @@ async function historyOf(businessId: string) {
 async function settledFeed(businessId: string, count: number): Promise<FeedEntry[]> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const feed = await feedOf(businessId);
+    const feed = await feedItemsOf(businessId);
     if (feed.length >= count || Date.now() > deadline) {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      return feedOf(businessId);
+      return feedItemsOf(businessId);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

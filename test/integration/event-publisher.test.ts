@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamo, dynamoClient, tableName } from '#lib/db/client.ts';
-import { eventFeedPartition, keys } from '#lib/db/keys.ts';
+import { dynamoClient } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
 import type { ChangeEvent } from '#lib/events/change-event.ts';
 import { forgetCounterForTests } from '#lib/events/feed-writes.ts';
 import { publishRecords } from '#lib/events/publish.ts';
+import { feedItemsOf } from '../support/feed-items.ts';
 
 /**
  * The publisher against DynamoDB Local and a bus endpoint that answers PutEvents over HTTP, with
@@ -85,18 +85,6 @@ function inserted(item: Record<string, unknown>): DynamoDBRecord {
   };
 }
 
-async function feedOf(businessId: string | null) {
-  const { Items = [] } = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
-      ExpressionAttributeValues: { ':pk': eventFeedPartition(businessId), ':seq': 'SEQ#' },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((item) => ({ seq: item.seq as number, event: item.event as ChangeEvent }));
-}
-
 const busIds = () => bus.entries.map((entry) => (JSON.parse(entry.Detail) as ChangeEvent).id);
 
 describe('the change-event publisher', () => {
@@ -114,11 +102,11 @@ describe('the change-event publisher', () => {
     expect(await publishRecords(batch)).toEqual({ batchItemFailures: [] });
     expect(await publishRecords(batch)).toEqual({ batchItemFailures: [] });
 
-    const feed = await feedOf(businessId);
+    const feed = await feedItemsOf(businessId);
     expect(feed.map(({ event }) => event.id)).toEqual(entries.map((entry) => entry.id));
     const seqs = feed.map(({ seq }) => seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    const global = new Map((await feedOf(null)).map(({ seq, event }) => [event.id, seq]));
+    const global = new Map((await feedItemsOf(null)).map(({ seq, event }) => [event.id, seq]));
     expect(feed.map(({ event }) => global.get(event.id))).toEqual(seqs);
     // At least once on the bus: both publications, the same ids, each event whole as the detail.
     const sent = busIds().slice(before);
@@ -156,11 +144,11 @@ describe('the change-event publisher', () => {
     // The update and delete arrive first (from another shard, as AWS may deliver): they wait.
     const early = publishRecords([inserted(update), inserted(remove)], 10_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await feedOf(businessId)).toEqual([]);
+    expect(await feedItemsOf(businessId)).toEqual([]);
     expect(await publishRecords([inserted(create)])).toEqual({ batchItemFailures: [] });
     expect(await early).toEqual({ batchItemFailures: [] });
 
-    const feed = await feedOf(businessId);
+    const feed = await feedItemsOf(businessId);
     expect(feed.map(({ event }) => [event.type, event.version])).toEqual([
       ['record.created', 1],
       ['record.updated', 2],
@@ -177,7 +165,7 @@ describe('the change-event publisher', () => {
     ];
 
     expect(await publishRecords(entries.map(inserted), 300)).toEqual({ batchItemFailures: [] });
-    expect((await feedOf(businessId)).map(({ event }) => event.version)).toEqual([7, 8]);
+    expect((await feedItemsOf(businessId)).map(({ event }) => event.version)).toEqual([7, 8]);
   });
 
   it("gives a demoted primary's change the version after the record's last one", async () => {
@@ -190,7 +178,7 @@ describe('the change-event publisher', () => {
       historyEntry(businessId, recordId, 'update', 4),
     ];
     expect(await publishRecords(entries.map(inserted))).toEqual({ batchItemFailures: [] });
-    expect((await feedOf(businessId)).map(({ event }) => event.version)).toEqual([1, 2, 3, 4]);
+    expect((await feedItemsOf(businessId)).map(({ event }) => event.version)).toEqual([1, 2, 3, 4]);
   });
 
   it('gives every event of 20 concurrent publishers one position, with no gaps', async () => {
@@ -201,12 +189,12 @@ describe('the change-event publisher', () => {
     const results = await Promise.all(batches.map((batch) => publishRecords(batch)));
 
     expect(results.every((result) => result.batchItemFailures.length === 0)).toBe(true);
-    const feed = await feedOf(businessId);
+    const feed = await feedItemsOf(businessId);
     expect(feed).toHaveLength(60);
     expect(new Set(feed.map(({ event }) => event.id)).size).toBe(60);
     // Per business the positions are a subset of the global ones; in this business's burst, all of them.
     const seqs = feed.map(({ seq }) => seq);
-    const global = (await feedOf(null)).map(({ seq }) => seq);
+    const global = (await feedItemsOf(null)).map(({ seq }) => seq);
     expect(seqs.every((seq) => global.includes(seq))).toBe(true);
     expect(new Set(seqs).size).toBe(60);
   });
@@ -235,7 +223,7 @@ describe('the change-event publisher', () => {
       const entry = historyEntry(businessId, randomUUID(), 'create', 1);
       expect(await publishRecords([inserted(entry)])).toEqual({ batchItemFailures: [] });
       expect(injected).toBe(1);
-      expect((await feedOf(businessId)).map(({ event }) => event.id)).toEqual([entry.id]);
+      expect((await feedItemsOf(businessId)).map(({ event }) => event.id)).toEqual([entry.id]);
     } finally {
       dynamoClient.middlewareStack.remove(name);
     }
@@ -249,6 +237,6 @@ describe('the change-event publisher', () => {
       eventName: 'MODIFY' as const,
     };
     expect(await publishRecords([record, modified])).toEqual({ batchItemFailures: [] });
-    expect(await feedOf(businessId)).toEqual([]);
+    expect(await feedItemsOf(businessId)).toEqual([]);
   });
 });

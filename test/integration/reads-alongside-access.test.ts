@@ -97,7 +97,8 @@ describe('console reads alongside their access check', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.data.frequency_type).toBe('daily');
     expect(roundTrips(changed)).toBe(2);
-    expect(operations(changed)).toBe('BatchGetItem,PutItem');
+    // The schedule and its change event's outbox entry, in one transaction (docs/events.md).
+    expect(operations(changed)).toBe('BatchGetItem,TransactWriteItems');
 
     const refused = await api('PUT', path, {
       token: other.tokens.owner,

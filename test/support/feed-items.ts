@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys } from '#lib/db/keys.ts';
+import { eventFeedPartition, keys } from '#lib/db/keys.ts';
+import { queryAll } from '#lib/db/query-all.ts';
 import type { ChangeEvent, EventType } from '#lib/events/change-event.ts';
 
 /**
@@ -114,4 +115,15 @@ export async function lastFeedSeq(): Promise<number> {
     new GetCommand({ TableName: tableName, Key: COUNTER, ConsistentRead: true }),
   );
   return typeof Item?.last_seq === 'number' ? Item.last_seq : 0;
+}
+
+/** Every item of a feed (a business's, or null: every business's), oldest first, read straight from the table. */
+export async function feedItemsOf(businessId: string | null): Promise<{ seq: number; event: ChangeEvent }[]> {
+  const items = await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
+    ExpressionAttributeValues: { ':pk': eventFeedPartition(businessId), ':seq': 'SEQ#' },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ seq: item.seq as number, event: item.event as ChangeEvent }));
 }
