@@ -22,7 +22,7 @@ import { arrangeTenant } from '../support/tenants.ts';
  */
 const admin = (args: string[], env: Record<string, string> = {}) => runOperatorCli('admin.ts', args, env);
 
-/** How a usage mistake ends: exit 2, one line on stderr, nothing on stdout. */
+/** How a usage mistake ends: exit 2, one line on stderr and the usage line, nothing on stdout. */
 async function usageMistake(running: Promise<unknown>): Promise<string> {
   const failure = await running.then(
     () => {
@@ -33,7 +33,10 @@ async function usageMistake(running: Promise<unknown>): Promise<string> {
   expect(failure.code).toBe(2);
   expect(failure.stdout).toBe('');
   const lines = failure.stderr.trim().split('\n');
-  expect(lines, failure.stderr).toHaveLength(1);
+  expect(lines, failure.stderr).toEqual([
+    expect.any(String),
+    expect.stringMatching(/^Usage: npm run admin /),
+  ]);
   return lines[0] ?? '';
 }
 
@@ -57,6 +60,7 @@ describe('npm run admin -- end-grants', () => {
       'end-grants',
       '--email',
       ` ${person.emails.owner.toUpperCase()}`,
+      '--yes',
     ]);
 
     // Assess: each of the person's grants ended and listed, one security event each.
@@ -88,7 +92,7 @@ describe('npm run admin -- end-grants', () => {
     expect((await refresh(other.tokens.refresh_token as string, other.client.client_id)).status).toBe(200);
 
     // Running it again ends nothing twice.
-    const again = await admin(['end-grants', '--email', person.emails.owner]);
+    const again = await admin(['end-grants', '--email', person.emails.owner, '--yes']);
     expect(JSON.parse(again.stdout).ended).toEqual([]);
     expect(securityEvents(again.stderr)).toEqual([]);
   });
@@ -110,8 +114,11 @@ describe('npm run admin -- end-grants', () => {
     expect(await usageMistake(admin(['end-grant', '--email', 'a@b.example'], nowhere))).toContain(
       "unknown command 'end-grant'",
     );
-    // Usage right but no stack: a refusal of the work, exit 1.
-    expect(await failsInOneLine(admin(['end-grants', '--email', 'a@b.example'], nowhere))).toContain(
+    // Not on a terminal, it needs --yes; usage right but no stack: a refusal of the work, exit 1.
+    expect(await usageMistake(admin(['end-grants', '--email', 'a@b.example'], nowhere))).toContain(
+      'pass --yes to confirm',
+    );
+    expect(await failsInOneLine(admin(['end-grants', '--email', 'a@b.example', '--yes'], nowhere))).toContain(
       'The local stack is not running',
     );
   }, 60_000);
