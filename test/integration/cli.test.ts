@@ -45,7 +45,8 @@ describe('command-line tools', () => {
       const event = JSON.parse(stdout);
       expect(event).toMatchObject({ version: '2.0', routeKey: `${route.method} ${route.path}` });
     }
-  });
+    // A process per area: near 30 s on a busy 2-core machine.
+  }, 90_000);
 
   it("event addresses the running stack's host", async () => {
     const event = JSON.parse((await cli('event', ['getBlogAutoSchedule'])).stdout);
