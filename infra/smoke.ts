@@ -16,7 +16,7 @@ Usage: npm run smoke -- --url URL [--console-url URL] [--agent-key agk_… --bus
 
 Checks a running service (after a deploy, or a local stack) and prints one line per check, ok or
 FAIL with why; exits 0 when every check passed, 1 otherwise. The URLs are the deploy's stack
-outputs (npx cdk deploy prints them; the AWS console shows them under the stack's Outputs).
+outputs (npm run deploy prints them at its end; the AWS console lists them under Outputs).
 
   --url URL            the assistant API's base URL (the OAuth issuer; MCP is at URL/mcp): the
                        deploy's output AssistantApiUrl, e.g.

@@ -23,7 +23,7 @@ TABLE_NAME (and AWS credentials) are set.
   -h, --help         this text
 
 Example:
-  npm run agent-key -- create --name reporting --businesses 3f0c…e1 --scopes read
+  npm run agent-key -- create --name reporting --businesses '*' --scopes read   (quote the *)
 `,
 };
 

@@ -41,7 +41,8 @@ JWT_ISSUER set to the stack's ConsoleIssuer output. Locally --email is enough. A
 table --email invites someone who has no account yet (a pending membership).
 
 Example:
-  npm run business -- add-member --business 3f0c…e1 --role editor --email sam@example.com
+  npm run business -- create --name "Harbor Bakery"
+  npm run business -- add-member --business <its id> --role editor --email sam@example.com
 `,
 };
 
