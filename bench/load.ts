@@ -24,6 +24,9 @@ progress (stderr); exits 1 when a write was lost, doubled or went backwards.
   --seconds M   how long they run (default 20)
   --tenants T   businesses, each with its own agent key (default 4)
   -h, --help    this text
+
+Example:
+  npm run load -- --clients 32 --seconds 60
 `,
 };
 const { values } = parseCommandLine(COMMAND, {

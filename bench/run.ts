@@ -54,6 +54,9 @@ progress (which section, which function) goes to stderr.
   --runs N           pairs of cold starts per function (default: BENCH_RUNS, else 7)
   --write            also write the output to bench/results.md
   -h, --help         this text
+
+Example:
+  npm run bench -- --only cold --functions getFaq,handleMcp --runs 3
 `,
 };
 const { values: options } = parseCommandLine(COMMAND, {

@@ -1,18 +1,37 @@
 /**
- * `npm run build:pages [-- --out DIR] [-- --base-path /console/]`: the console pages for
- * deployment (default dist/console-pages/, base path '/'), with each file's size.
+ * `npm run build:pages [-- --out DIR] [--base-path /console/]`: the console pages for deployment
+ * (default dist/console-pages/, base path '/'), with each file's size.
  */
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine, usageError } from '../infra/command-line.ts';
 import { buildConsolePages } from './build.ts';
 
 const root = join(import.meta.dirname, '..');
-const { values } = parseArgs({
+const COMMAND = {
+  name: 'npm run build:pages',
+  usage: `
+Usage: npm run build:pages -- [--out DIR] [--base-path PATH]
+
+Builds the console pages for deployment into DIR (emptied first) and prints each file's size.
+The deploy builds them itself; this is to look at them or host them elsewhere.
+
+  --out DIR          where the pages go (default dist/console-pages)
+  --base-path PATH   the path they are served under, starting and ending with / (default /)
+  -h, --help         this text
+
+Example:
+  npm run build:pages -- --out /tmp/pages --base-path /console/
+`,
+};
+const { values } = parseCommandLine(COMMAND, {
   options: {
     out: { type: 'string', default: join(root, 'dist', 'console-pages') },
     'base-path': { type: 'string', default: '/' },
   },
 });
+if (values.out === '') usageError(COMMAND, '--out needs a folder');
+if (!/^\/([\w.-]+\/)*$/.test(values['base-path']))
+  usageError(COMMAND, `--base-path must start and end with /, got '${values['base-path']}'`);
 try {
   const files = await buildConsolePages(values.out, { basePath: values['base-path'] });
   const total = files.reduce((sum, file) => sum + file.bytes, 0);

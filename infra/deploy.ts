@@ -1,5 +1,5 @@
 /**
- * `npm run deploy -- --stage NAME [cdk deploy options]`: deploys every stack of one stage with
+ * `npm run deploy -- --stage NAME [-- cdk deploy options]`: deploys every stack of one stage with
  * the settings of its checked-in file, `stages/<stage>.json`. Before bundling anything it prints
  * the effective settings and checks credentials, region and the account (infra/deploy-preflight.ts).
  * The stage is required: without it CDK would deploy `dev`, whose settings are placeholders.
@@ -11,13 +11,12 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ACMClient } from '@aws-sdk/client-acm';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { App } from 'aws-cdk-lib';
-import { usageError } from './command-line.ts';
+import { parseCommandLine, usageError } from './command-line.ts';
 import { CLOUDFRONT_CERTIFICATE_REGION } from './console-pages-settings.ts';
 import { accountFindings, settingFindings } from './deploy-preflight.ts';
 import { ROOT_DIR } from './local/paths.ts';
@@ -32,36 +31,45 @@ const fail = (message: string): never => {
 const COMMAND = {
   name: 'npm run deploy',
   usage: `
-Usage: npm run deploy -- --stage NAME [cdk deploy options…]
+Usage: npm run deploy -- --stage NAME [-- cdk deploy options…]
 
 Deploys every stack of the stage NAME with the settings of stages/NAME.json: prints the effective
 settings, checks the credentials, the region and the account, then runs cdk deploy --all for the
-stage. Options after the stage go to cdk deploy as they are (e.g. --require-approval never).
+stage. Options after a second -- go to cdk deploy as they are.
 
   --stage NAME   the stage to deploy (required; dev is the local example with placeholder domains)
   -h, --help     this text
+
+Settings are not taken on the command line (-c key=value): put them in stages/NAME.json, which
+the next deploy repeats.
+
+Example:
+  npm run deploy -- --stage prod -- --require-approval never
 `,
 };
 
-// Not strict: every option it does not know is cdk deploy's.
-const { values } = parseArgs({
+const { values, tokens } = parseCommandLine(COMMAND, {
   options: {
     stage: { type: 'string' },
     context: { type: 'string', short: 'c', multiple: true },
-    help: { type: 'boolean', short: 'h' },
   },
   allowPositionals: true,
-  strict: false,
+  tokens: true,
 });
-if (values.help === true) {
-  process.stdout.write(`${COMMAND.usage.trim()}\n`);
-  process.exit(0);
-}
+// What follows `--` is cdk deploy's, as it was given; nothing else is a positional.
+const terminator = tokens.find((token) => token.kind === 'option-terminator')?.index;
+const stray = tokens.find(
+  (token) => token.kind === 'positional' && (terminator === undefined || token.index < terminator),
+);
+if (stray?.kind === 'positional')
+  usageError(COMMAND, `unexpected argument '${stray.value}' (cdk deploy's options go after --)`);
+const rest = terminator === undefined ? [] : process.argv.slice(2).slice(terminator + 1);
 if (typeof values.stage !== 'string') usageError(COMMAND, '--stage is required, e.g. --stage prod');
 const stage = values.stage;
-if (!STAGE_NAME.test(stage)) fail(`--stage "${stage}" must be a stage name such as prod`);
+if (!STAGE_NAME.test(stage)) usageError(COMMAND, `--stage "${stage}" must be a stage name such as prod`);
 if (values.context) {
-  fail(
+  usageError(
+    COMMAND,
     `put settings in ${relative(ROOT_DIR, stageSettingsFile(stage))} instead of -c (CDK does not keep command-line context, so the next deploy would undo them)`,
   );
 }
@@ -71,13 +79,6 @@ if (stage !== 'dev' && !existsSync(file)) {
     `no settings for stage ${stage}: create ${relative(ROOT_DIR, file)} (docs/deploy.md lists every setting)`,
   );
 }
-// The rest of the command line goes to cdk deploy as it was given.
-const rest = process.argv
-  .slice(2)
-  .filter(
-    (arg, index, all) => arg !== '--stage' && all[index - 1] !== '--stage' && !arg.startsWith('--stage='),
-  );
-
 let context: ServiceContext;
 try {
   const { context: cdkJson } = JSON.parse(readFileSync(join(ROOT_DIR, 'cdk.json'), 'utf8'));

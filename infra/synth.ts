@@ -9,8 +9,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseCommandLine, progress } from './command-line.ts';
+import { parseCommandLine, progress, usageError } from './command-line.ts';
+import { closestMatch } from './local/cli/closest-match.ts';
 import { ROOT_DIR } from './local/paths.ts';
+import { STAGE_SETTING_KEYS } from './stage-settings.ts';
 
 const COMMAND = {
   name: 'npm run synth',
@@ -22,8 +24,12 @@ function with the local esbuild (no Docker, no AWS access), and prints a short s
 names each function as it is bundled. CDK's own output is shown only when the synth fails.
 
   --output DIR        where the cloud assembly goes (default cdk.out)
-  -c, --context K=V   a CDK context value, e.g. -c stage=prod for that stage's settings (repeatable)
+  -c, --context K=V   a CDK context value, e.g. -c stage=prod for that stage's settings, or a
+                      setting of stages/<stage>.json for this synth only (repeatable)
   -h, --help          this text
+
+Example:
+  npm run synth -- -c stage=prod -c alarmEmail=oncall@example.com
 `,
 };
 const { values, positionals } = parseCommandLine(COMMAND, {
@@ -33,6 +39,21 @@ const { values, positionals } = parseCommandLine(COMMAND, {
   },
   allowPositionals: true,
 });
+// A misspelt key would be ignored by CDK and the app alike: refuse it, as a stage file's is.
+const { context: cdkJson } = JSON.parse(readFileSync(join(ROOT_DIR, 'cdk.json'), 'utf8')) as {
+  context: Record<string, unknown>;
+};
+const KNOWN_KEYS = ['stage', ...STAGE_SETTING_KEYS];
+for (const setting of values.context) {
+  const key = setting.split('=')[0] ?? '';
+  if (!setting.includes('=') || key === '') usageError(COMMAND, `-c ${setting}: give a key=value`);
+  const cdkOwn = key in cdkJson || key.startsWith('@aws-cdk') || key.startsWith('aws:cdk:');
+  if (!cdkOwn && !KNOWN_KEYS.includes(key))
+    usageError(
+      COMMAND,
+      `-c ${key}: not a setting; did you mean ${closestMatch(key, KNOWN_KEYS)}? (docs/deploy.md lists every setting)`,
+    );
+}
 const outDir = resolve(ROOT_DIR, values.output);
 const cdkArgs = [
   '--output',

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { parseCommandLine } from './command-line.ts';
 import { dashboardBody, renderDashboardSvg } from './dashboard-picture.ts';
 import { ROOT_DIR } from './local/paths.ts';
 import { buildServiceApp } from './service-app.ts';
@@ -20,7 +21,23 @@ export function dashboardPicture(): string {
   );
 }
 
+const COMMAND = {
+  name: 'npm run dashboard:picture',
+  usage: `
+Usage: npm run dashboard:picture
+
+Redraws docs/dashboard.svg, the deploy guide's picture of the CloudWatch dashboard, from the dev
+stage's synthesized template (no bundling, no AWS access). Run it after changing the dashboard.
+
+  -h, --help    this text
+
+Example:
+  npm run dashboard:picture && git diff --stat docs/dashboard.svg
+`,
+};
+
 if (process.argv[1] === import.meta.filename) {
+  parseCommandLine(COMMAND, {});
   writeFileSync(DASHBOARD_PICTURE, dashboardPicture());
   console.log(`wrote ${DASHBOARD_PICTURE}`);
 }

@@ -1,14 +1,12 @@
 /**
  * `npm start`: the whole service on 127.0.0.1 with demo data.
  *
- *   --port N       HTTP port (default $PORT or 3000; 0 = any free port); `npm start --port N` works too
- *   --ephemeral    in-memory data in a temporary folder, deleted on exit (tests, bench)
- *   --ready-json   print one line `HARNESS_READY {json}` instead of the banner (for programs)
+ * USAGE below; the options are parsed before anything starts (infra/command-line.ts).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine, usageError } from '../command-line.ts';
 import { localConsoleUrl } from './dev-console.ts';
 import { REVIEW_HOST_PATH } from './dev-review-host.ts';
 import { HarnessStartError } from './emulators.ts';
@@ -16,29 +14,36 @@ import { type RunningHarness, startHarness } from './harness.ts';
 import { describeIamReport } from './iam/enforcer.ts';
 import { ROOT_DIR, STATE_DIR } from './paths.ts';
 
-const startOptions = {
-  // `npm start --port 3400` (without `--`) reaches us as npm's config variable npm_config_port.
-  port: { type: 'string', default: process.env.npm_config_port ?? process.env.PORT ?? '3000' },
-  ephemeral: { type: 'boolean', default: false },
-  'ready-json': { type: 'boolean', default: false },
-} as const;
-let parsed: ReturnType<typeof parseArgs<{ options: typeof startOptions }>>;
-try {
-  parsed = parseArgs({ options: startOptions });
-} catch (error) {
-  // A bad flag is one line, not a stack trace.
-  console.error(
-    `error: ${(error as Error).message.split('. ')[0]} (flags: --port N, --ephemeral, --ready-json)`,
-  );
-  process.exit(1);
-}
-const { values } = parsed;
+const COMMAND = {
+  name: 'npm start',
+  usage: `
+Usage: npm start -- [--port N] [--ephemeral] [--ready-json]
+
+Runs the whole service on 127.0.0.1 with demo data (DynamoDB Local, S3, SES and the other
+emulators), keeping its data in .local/ between runs (npm run reset wipes it). Ctrl-C stops it.
+
+  --port N       HTTP port (default $PORT, else 3000; 0 = any free port)
+  --ephemeral    in-memory data in a temporary folder, deleted on exit (tests, bench)
+  --ready-json   print one line HARNESS_READY {json} instead of the banner (for programs)
+  -h, --help     this text
+
+Example:
+  npm start -- --port 3400        (or PORT=3400 npm start)
+`,
+};
+
+const { values } = parseCommandLine(COMMAND, {
+  options: {
+    // `npm start --port 3400` (without `--`) reaches us, with npm 10, as npm_config_port.
+    port: { type: 'string', default: process.env.npm_config_port ?? process.env.PORT ?? '3000' },
+    ephemeral: { type: 'boolean', default: false },
+    'ready-json': { type: 'boolean', default: false },
+  },
+});
 
 const port = Number(values.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`error: --port must be a port number, got '${values.port}'`);
-  process.exit(1);
-}
+if (!/^\d+$/.test(values.port) || port > 65535)
+  usageError(COMMAND, `--port must be a port number (0 to 65535), got '${values.port}'`);
 const stateDir = values.ephemeral ? mkdtempSync(join(tmpdir(), 'bps-harness-')) : STATE_DIR;
 
 let harness: RunningHarness | undefined;

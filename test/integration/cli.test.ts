@@ -45,7 +45,8 @@ describe('command-line tools', () => {
       const event = JSON.parse(stdout);
       expect(event).toMatchObject({ version: '2.0', routeKey: `${route.method} ${route.path}` });
     }
-  });
+    // A process per area: near 30 s on a busy 2-core machine.
+  }, 90_000);
 
   it("event addresses the running stack's host", async () => {
     const event = JSON.parse((await cli('event', ['getBlogAutoSchedule'])).stdout);
@@ -62,11 +63,20 @@ describe('command-line tools', () => {
       await failsInOneLine(cli('invoke', ['getBlogAutoSchedule', '--event', 'no/such/event.json'])),
     ).toBe('error: --event: no/such/event.json does not exist');
     expect(
-      await failsInOneLine(cli('agent-key', ['revoke', '00000000-0000-4000-8000-000000000000'])),
+      await failsInOneLine(cli('agent-key', ['revoke', '00000000-0000-4000-8000-000000000000', '--yes'])),
     ).toContain('No agent key with id 00000000-0000-4000-8000-000000000000');
-    expect(await failsInOneLine(cli('oauth-client', ['revoke', 'no-such-client']))).toContain('No client');
-    expect(await failsInOneLine(cli('agent-key', ['list', '--bogus']))).toContain("Unknown option '--bogus'");
-    expect(await failsInOneLine(cli('token', ['--email']))).toContain('--email');
+    expect(await failsInOneLine(cli('oauth-client', ['revoke', 'no-such-client', '--yes']))).toContain(
+      'No client',
+    );
+    // A usage mistake is exit 2, its line followed by the usage line (test/unit/tool-options.test.ts).
+    await expect(cli('agent-key', ['list', '--bogus'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^error: Unknown option '--bogus'.*\nUsage: npm run agent-key /),
+    });
+    await expect(cli('token', ['--email'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--email'),
+    });
   }, 120_000);
 
   it('invoke runs a handler against the running stack with a sample or a given event', async () => {
@@ -109,7 +119,7 @@ describe('command-line tools', () => {
     expect(listed.map((k: { key_id: string }) => k.key_id)).toContain(created.key_id);
     expect(JSON.stringify(listed)).not.toContain(created.key);
 
-    const revoked = JSON.parse((await cli('agent-key', ['revoke', created.key_id])).stdout);
+    const revoked = JSON.parse((await cli('agent-key', ['revoke', created.key_id, '--yes'])).stdout);
     expect(revoked.revoked_at).toBeDefined();
   });
 
@@ -161,7 +171,9 @@ describe('command-line tools', () => {
     // A usage mistake, not a refusal: exit 2.
     await expect(cli('admin', ['bootstrap', '--email', 'not-an-address'])).rejects.toMatchObject({
       code: 2,
-      stderr: 'error: bootstrap needs --email someone@example.com (npm run admin -- --help)\n',
+      stderr:
+        'error: bootstrap needs --email someone@example.com (npm run admin -- --help lists the options)\n' +
+        'Usage: npm run admin -- <bootstrap|create|list|end-grants> [options]\n',
     });
   });
 
@@ -186,7 +198,7 @@ describe('command-line tools', () => {
 
     const listed = JSON.parse((await cli('oauth-client', ['list'])).stdout);
     expect(listed.clients.map((c: { client_id: string }) => c.client_id)).toContain(created.client_id);
-    const revoked = JSON.parse((await cli('oauth-client', ['revoke', created.client_id])).stdout);
+    const revoked = JSON.parse((await cli('oauth-client', ['revoke', created.client_id, '--yes'])).stdout);
     expect(revoked).toMatchObject({ revoked_at: expect.any(String), grants_ended: 0 });
     expect((await fetch(authorizeUrl, { redirect: 'manual' })).status).toBe(400);
   });

@@ -22,7 +22,7 @@ import { arrangeTenant } from '../support/tenants.ts';
  */
 const admin = (args: string[], env: Record<string, string> = {}) => runOperatorCli('admin.ts', args, env);
 
-/** How a usage mistake ends: exit 2, one line on stderr, nothing on stdout. */
+/** How a usage mistake ends: exit 2, one line on stderr and the usage line, nothing on stdout. */
 async function usageMistake(running: Promise<unknown>): Promise<string> {
   const failure = await running.then(
     () => {
@@ -33,7 +33,10 @@ async function usageMistake(running: Promise<unknown>): Promise<string> {
   expect(failure.code).toBe(2);
   expect(failure.stdout).toBe('');
   const lines = failure.stderr.trim().split('\n');
-  expect(lines, failure.stderr).toHaveLength(1);
+  expect(lines, failure.stderr).toEqual([
+    expect.any(String),
+    expect.stringMatching(/^Usage: npm run admin /),
+  ]);
   return lines[0] ?? '';
 }
 
@@ -57,6 +60,7 @@ describe('npm run admin -- end-grants', () => {
       'end-grants',
       '--email',
       ` ${person.emails.owner.toUpperCase()}`,
+      '--yes',
     ]);
 
     // Assess: each of the person's grants ended and listed, one security event each.
@@ -88,12 +92,12 @@ describe('npm run admin -- end-grants', () => {
     expect((await refresh(other.tokens.refresh_token as string, other.client.client_id)).status).toBe(200);
 
     // Running it again ends nothing twice.
-    const again = await admin(['end-grants', '--email', person.emails.owner]);
+    const again = await admin(['end-grants', '--email', person.emails.owner, '--yes']);
     expect(JSON.parse(again.stdout).ended).toEqual([]);
     expect(securityEvents(again.stderr)).toEqual([]);
   });
 
-  it('answers --help without doing anything, even with no stack; a usage mistake exits 2 in one line', async () => {
+  it('answers --help without doing anything, even with no stack; a usage mistake exits 2 naming it', async () => {
     const nowhere = { LOCAL_STATE_DIR: `/tmp/no-stack-${randomUUID()}` };
 
     const help = await admin(['--help'], nowhere);
@@ -110,7 +114,7 @@ describe('npm run admin -- end-grants', () => {
     expect(await usageMistake(admin(['end-grant', '--email', 'a@b.example'], nowhere))).toContain(
       "unknown command 'end-grant'",
     );
-    // Usage right but no stack: a refusal of the work, exit 1.
+    // Usage right but no stack: a refusal of the work, exit 1, before it would ask for --yes.
     expect(await failsInOneLine(admin(['end-grants', '--email', 'a@b.example'], nowhere))).toContain(
       'The local stack is not running',
     );

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, inject, it } from 'vitest';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
-import { failsInOneLine, run } from '../support/cli-runs.ts';
+import { run } from '../support/cli-runs.ts';
 
 /** `npm start`, `npm run reset` and stopping a stack: what a newcomer meets first, refusals in one line. */
 describe('npm start', () => {
@@ -38,7 +38,11 @@ describe('npm start', () => {
     expect(failure.stderr.trim()).toBe(
       `error: Port ${busyPort} is already in use; pass --port or set PORT to another port`,
     );
-    expect(await failsInOneLine(start(['--prot', '3400']))).toContain("Unknown option '--prot'");
+    // A usage mistake: exit 2, its line and the usage line.
+    await expect(start(['--prot', '3400'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^error: Unknown option '--prot'.*\nUsage: npm start .*\n$/),
+    });
   });
 
   it('refuses with one line naming the running URL when a stack already runs on the same folder', async () => {
@@ -73,7 +77,7 @@ describe('npm start', () => {
 
 describe('npm run reset', () => {
   const reset = (stateDir: string) =>
-    run(process.execPath, ['--import', 'tsx', 'infra/local/reset.ts'], {
+    run(process.execPath, ['--import', 'tsx', 'infra/local/reset.ts', '--yes'], {
       cwd: ROOT_DIR,
       env: { ...process.env, LOCAL_STATE_DIR: stateDir },
       timeout: 60_000,

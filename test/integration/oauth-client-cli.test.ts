@@ -46,7 +46,7 @@ describe('npm run oauth-client -- revoke', () => {
       token: first.tokens.owner,
     });
 
-    const { stdout, stderr } = await oauthClient(['revoke', created.client_id]);
+    const { stdout, stderr } = await oauthClient(['revoke', created.client_id, '--yes']);
 
     expect(JSON.parse(stdout)).toMatchObject({
       client_id: created.client_id,
@@ -72,7 +72,9 @@ describe('npm run oauth-client -- revoke', () => {
     expect((await startAuthorization({ clientId: created.client_id })).response.status).toBe(400);
     expect(await mcpStatus(bystander.tokens.access_token)).toBe(200);
     // Running it again finds nothing left to end.
-    expect(JSON.parse((await oauthClient(['revoke', created.client_id])).stdout).grants_ended).toBe(0);
+    expect(JSON.parse((await oauthClient(['revoke', created.client_id, '--yes'])).stdout).grants_ended).toBe(
+      0,
+    );
   });
 });
 
@@ -132,7 +134,7 @@ describe('npm run oauth-client -- block / unblock', () => {
     expect(await failsInOneLine(oauthClient(['block', 'not-a-url']))).toContain(
       'not a client metadata document URL',
     );
-    expect(await failsInOneLine(oauthClient(['revoke', url]))).toContain('block it instead');
+    expect(await failsInOneLine(oauthClient(['revoke', url, '--yes']))).toContain('block it instead');
     expect(await failsInOneLine(oauthClient(['unblock', url]))).toContain('is not blocked');
   });
 });

@@ -168,7 +168,7 @@ describe('npm run smoke', () => {
     expect(consoleRoute).toMatch(/^ok {3}a console route/);
   });
 
-  it('refuses bad arguments in one error line', async () => {
+  it('refuses bad arguments as usage mistakes: exit 2, one error line and the usage line', async () => {
     const refusals: [string[], string][] = [
       [[], 'error: pass --url <AssistantApiUrl> (and --console-url <ConsoleApiUrl> when it differs)'],
       [['--url', 'ftp://example.com'], 'error: --url must be an http(s) URL such as '],
@@ -200,8 +200,11 @@ describe('npm run smoke', () => {
     ];
     for (const [args, message] of refusals) {
       const result = await smoke(args);
-      expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringContaining(message)]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([
+        expect.stringContaining(message),
+        expect.stringMatching(/^Usage: npm run smoke -- --url URL /),
+      ]);
       expect(result.lines, args.join(' ')).toEqual(['']);
     }
   }, 180_000);

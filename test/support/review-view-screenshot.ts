@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
+import { parseCommandLine } from '../../infra/command-line.ts';
 import { startHarnessProcess } from '../../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { launchChromium } from './browser.ts';
@@ -15,6 +16,23 @@ const OUTPUT = join(ROOT_DIR, 'docs', 'images', 'review-view.png');
 /** The console's stylesheet keeps the page's column near 620 px; scaled, the picture is ~800 px wide. */
 const SCALE = 1.3;
 
+const COMMAND = {
+  name: 'npm run screenshot:review',
+  usage: `
+Usage: npm run screenshot:review
+
+Redraws docs/images/review-view.png, docs/local-development.md's picture of the changeset review
+view: starts an ephemeral stack of its own and a headless Chromium, stages the demo changeset as
+the first demo business's owner and saves the view (about 800 px wide). Takes about a minute.
+
+  -h, --help    this text
+
+Example:
+  npm run screenshot:review && git diff --stat docs/images/review-view.png
+`,
+};
+
+parseCommandLine(COMMAND, {});
 const harness = await startHarnessProcess();
 const browser = await launchChromium().catch(async (error) => {
   await harness.stop();

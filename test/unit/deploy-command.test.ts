@@ -38,15 +38,20 @@ describe('npm run deploy', () => {
     expect(stdout).toBe('');
     expect(stderr).toEqual([
       'error: --stage is required, e.g. --stage prod (npm run deploy -- --help lists the options)',
+      'Usage: npm run deploy -- --stage NAME [-- cdk deploy options…]',
     ]);
     expect(deploy('--require-approval', 'never').status).toBe(2);
+    // cdk deploy's options go after a second --.
+    expect(deploy('--stage', 'dev', 'never').stderr[0]).toBe(
+      "error: unexpected argument 'never' (cdk deploy's options go after --) (npm run deploy -- --help lists the options)",
+    );
   }, 60_000);
 
   it('answers --help with its usage, and does nothing else', () => {
     for (const help of ['--help', '-h']) {
       const { status, stdout, stderr } = deploy(help);
       expect(status).toBe(0);
-      expect(stdout).toMatch(/^Usage: npm run deploy -- --stage NAME \[cdk deploy options…\]$/m);
+      expect(stdout).toMatch(/^Usage: npm run deploy -- --stage NAME \[-- cdk deploy options…\]$/m);
       expect(stdout).not.toContain('Stage ');
       expect(stderr).toEqual(['']);
     }
@@ -76,9 +81,10 @@ describe('npm run deploy', () => {
 
   it('refuses settings on the command line, which CDK would not remember', () => {
     const { status, stderr } = deploy('--stage', 'dev', '-c', 'alarmEmail=oncall@example.com');
-    expect(status).toBe(1);
+    expect(status).toBe(2);
     expect(stderr).toEqual([
-      'error: put settings in stages/dev.json instead of -c (CDK does not keep command-line context, so the next deploy would undo them)',
+      'error: put settings in stages/dev.json instead of -c (CDK does not keep command-line context, so the next deploy would undo them) (npm run deploy -- --help lists the options)',
+      'Usage: npm run deploy -- --stage NAME [-- cdk deploy options…]',
     ]);
   }, 60_000);
 
@@ -87,7 +93,8 @@ describe('npm run deploy', () => {
       'error: no settings for stage prod: create stages/prod.json (docs/deploy.md lists every setting)',
     ]);
     expect(deploy('--stage', '../etc').stderr).toEqual([
-      'error: --stage "../etc" must be a stage name such as prod',
+      'error: --stage "../etc" must be a stage name such as prod (npm run deploy -- --help lists the options)',
+      'Usage: npm run deploy -- --stage NAME [-- cdk deploy options…]',
     ]);
   }, 60_000);
 });

@@ -6,64 +6,63 @@
  * `list` shows admins and invites. `end-grants` ends every assistant grant of a person, for when
  * their account is disabled or deleted.
  * Talks to the running local stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
- * `--help` prints the usage and does nothing else; a usage mistake exits 2, a refusal 1.
+ * `--help` prints the usage and does nothing else; a usage mistake exits 2, a refusal 1 (see
+ * infra/command-line.ts).
  */
-import { parseArgs } from 'node:util';
 import { normaliseEmail } from '#lib/db/keys.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
+import { confirm, parseSubCommandLine, usageError } from '../../command-line.ts';
 import { LOCAL_ISSUER, localUserId } from '../dev-issuer.ts';
 import { fail, speakOneLine } from './cli-failure.ts';
 import { useLocalStack } from './running-stack.ts';
 
-const USAGE = `usage: npm run admin -- <command>
+const COMMAND = {
+  name: 'npm run admin',
+  usage: `
+Usage: npm run admin -- <bootstrap|create|list|end-grants> [options]
+
+The operator's people commands. Talks to the running local stack, or to AWS when TABLE_NAME (and
+AWS credentials) are set.
+
   bootstrap --email E [--first-name F] [--last-name L]   the first active platform admin of a table
   create --email E [--first-name F] [--last-name L]      an active platform admin, whatever exists
   list                                                   platform admins and invites
-  end-grants --email E                                   end every assistant grant of the person with
+  end-grants --email E [--yes]                           end every assistant grant of the person with
                                                          this address (their account was disabled or
-                                                         deleted); prints what it ended
-  --help                                                 this text`;
+                                                         deleted); prints what it ended. Asks first
+                                                         on a terminal; --yes elsewhere
+  -h, --help                                             this text
 
-/** A mistake in how the command was called: one line, then exit 2 (a refusal of the work exits 1). */
-function usageError(message: string): never {
-  console.error(`error: ${message} (npm run admin -- --help)`);
-  process.exit(2);
-}
+Example:
+  npm run admin -- create --email ops@example.com --first-name Ada
+`,
+};
 
 speakOneLine();
-let parsed: ReturnType<typeof parseOptions>;
-try {
-  parsed = parseOptions();
-} catch (error) {
-  usageError(String((error as Error).message).split('. ')[0] ?? 'bad arguments');
-}
-const { values, positionals } = parsed;
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const command = positionals[0];
-if (!['bootstrap', 'create', 'list', 'end-grants'].includes(command ?? '')) {
-  usageError(command ? `unknown command '${command}'` : 'name a command');
-}
-
-function parseOptions() {
-  return parseArgs({
+const names = ['email', 'first-name', 'last-name'];
+const { subCommand: command, values } = parseSubCommandLine(
+  COMMAND,
+  {
+    bootstrap: { summary: 'the first admin', options: names },
+    create: { summary: 'an admin', options: names },
+    list: { summary: 'admins and invites' },
+    'end-grants': { summary: "end a person's grants", options: ['email', 'yes'] },
+  },
+  {
     options: {
       email: { type: 'string' },
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      yes: { type: 'boolean', short: 'y' },
     },
-    allowPositionals: true,
-  });
-}
+  },
+);
 
 /** The --email the command needs, in the format sign-up admits (lib/auth/sign-up-admission.ts). */
 function emailFlag(): string {
   if (!values.email || !z.safeParse(emailAddress(), normaliseEmail(values.email)).success)
-    usageError(`${command} needs --email someone@example.com`);
+    usageError(COMMAND, `${command} needs --email someone@example.com`);
   return values.email;
 }
 
@@ -78,6 +77,7 @@ function newAdmin() {
 
 const email = command === 'list' ? undefined : emailFlag();
 useLocalStack();
+if (command === 'end-grants') await confirm(COMMAND, `end every assistant grant of ${email}`, values.yes);
 switch (command) {
   case 'bootstrap': {
     const { bootstrapPlatformAdmin } = await import('#lib/admins/admin-provisioning.ts');

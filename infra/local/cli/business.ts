@@ -14,31 +14,74 @@
  * identity provider, context `issuer`, nothing claims it: use `--sub`.) Talks to the running local
  * stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
  */
-import { parseArgs } from 'node:util';
 import { normaliseEmail } from '#lib/db/keys.ts';
 import { emailAddress } from '#lib/validation/formats.ts';
 import * as z from '#lib/validation/zod.ts';
+import { parseSubCommandLine, usageError } from '../../command-line.ts';
 import { LOCAL_ISSUER, localSubject } from '../dev-issuer.ts';
 import { fail, speakOneLine } from './cli-failure.ts';
 import { useLocalStack } from './running-stack.ts';
 
+const COMMAND = {
+  name: 'npm run business',
+  usage: `
+Usage: npm run business -- <create|add-member|remove-member> [options]
+
+Provisions businesses and their members (no endpoint creates them). Talks to the running local
+stack, or to AWS when TABLE_NAME (and AWS credentials) are set.
+
+  create --name NAME [--id UUID]                 a business (with its profile); prints it
+  add-member --business ID --role owner|editor|viewer (--email E | --sub SUB)
+                                                 give someone a role (replacing the one they had)
+  remove-member --business ID (--email E | --sub SUB)
+  -h, --help                                     this text
+
+A member is named by the identity provider's subject: --sub (the Cognito user's sub) with
+JWT_ISSUER set to the stack's ConsoleIssuer output. Locally --email is enough. Against a deployed
+table --email invites someone who has no account yet (a pending membership).
+
+Example:
+  npm run business -- create --name "Harbor Bakery"
+  npm run business -- add-member --business <its id> --role editor --email sam@example.com
+`,
+};
+
+const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 speakOneLine();
-const { values, positionals } = parseArgs({
-  options: {
-    name: { type: 'string' },
-    id: { type: 'string' },
-    business: { type: 'string' },
-    role: { type: 'string' },
-    email: { type: 'string' },
-    sub: { type: 'string' },
+const { subCommand, values } = parseSubCommandLine(
+  COMMAND,
+  {
+    create: { summary: 'a business', options: ['name', 'id'] },
+    'add-member': { summary: 'a member', options: ['business', 'role', 'email', 'sub'] },
+    'remove-member': { summary: 'end a membership', options: ['business', 'email', 'sub'] },
   },
-  allowPositionals: true,
-});
+  {
+    options: {
+      name: { type: 'string' },
+      id: { type: 'string' },
+      business: { type: 'string' },
+      role: { type: 'string' },
+      email: { type: 'string' },
+      sub: { type: 'string' },
+    },
+  },
+);
+// The arguments first (a usage mistake exits 2 whether a stack runs or not), then the stack.
+if (subCommand === 'create') {
+  if (!values.name?.trim()) usageError(COMMAND, 'create needs --name');
+  if (values.id && !UUID_FORMAT.test(values.id)) usageError(COMMAND, '--id must be a UUID');
+} else {
+  if (!values.business || !UUID_FORMAT.test(values.business))
+    usageError(COMMAND, '--business must be the business id (a UUID)');
+  if (subCommand === 'add-member' && !['owner', 'editor', 'viewer'].includes(values.role ?? ''))
+    usageError(COMMAND, '--role must be owner, editor or viewer');
+  if (!values.email && !values.sub) usageError(COMMAND, 'name the member with --email E or --sub SUB');
+}
 useLocalStack();
 const { createBusiness, putMember, removeMember } = await import('#lib/businesses/business-store.ts');
 const { putPendingMember, removePendingMember } = await import('#lib/businesses/pending-members.ts');
 const { userIdFor } = await import('#lib/auth/user-id.ts');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ROLES = ['owner', 'editor', 'viewer'] as const;
 
 /**
@@ -53,7 +96,7 @@ function member(): { userId: string; subject: string } | { email: string } {
   }
   if (values.email) {
     const email = normaliseEmail(values.email);
-    if (!z.safeParse(emailAddress(), email).success) fail('--email must be an e-mail address');
+    if (!z.safeParse(emailAddress(), email).success) usageError(COMMAND, '--email must be an e-mail address');
     if (issuer !== LOCAL_ISSUER) return { email };
     const subject = localSubject(email);
     return { userId: userIdFor(issuer, subject), subject };
@@ -62,14 +105,15 @@ function member(): { userId: string; subject: string } | { email: string } {
 }
 
 function businessId(): string {
-  if (!values.business || !UUID.test(values.business)) fail('--business must be the business id (a UUID)');
+  if (!values.business || !UUID_FORMAT.test(values.business))
+    fail('--business must be the business id (a UUID)');
   return values.business;
 }
 
-switch (positionals[0]) {
+switch (subCommand) {
   case 'create': {
     if (!values.name?.trim()) fail('create needs --name');
-    if (values.id && !UUID.test(values.id)) fail('--id must be a UUID');
+    if (values.id && !UUID_FORMAT.test(values.id)) fail('--id must be a UUID');
     const business = await createBusiness({
       name: values.name.trim(),
       ...(values.id ? { id: values.id } : {}),
@@ -111,8 +155,4 @@ switch (positionals[0]) {
     console.log(JSON.stringify({ business_id: id, user_id: who.userId, removed: true }, null, 2));
     break;
   }
-  default:
-    fail(
-      'use: create --name N [--id UUID] | add-member --business ID --role R (--email E | --sub S) | remove-member --business ID (--email E | --sub S)',
-    );
 }

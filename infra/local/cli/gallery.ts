@@ -8,8 +8,8 @@
  * credentials) are set.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { imageSize } from 'image-size';
+import { parseSubCommandLine, usageError } from '../../command-line.ts';
 import { fail, speakOneLine } from './cli-failure.ts';
 import { useLocalStack } from './running-stack.ts';
 
@@ -20,24 +20,48 @@ const TYPES: Record<string, string> = {
   avif: 'image/avif',
 };
 
+const COMMAND = {
+  name: 'npm run gallery',
+  usage: `
+Usage: npm run gallery -- <add|list> [options]
+
+The industry gallery the media service reads. Talks to the running local stack, or to AWS when
+TABLE_NAME and PHOTOS_BUCKET (and AWS credentials) are set.
+
+  add --industry ID FILE [--alt TEXT]   add a JPEG, PNG, WebP or AVIF (type and size from the bytes)
+  list [--industry ID]                  the gallery's photos (of one industry)
+  -h, --help                            this text
+
+Example:
+  npm run gallery -- add --industry bakery ./croissant.jpg --alt "A croissant"
+`,
+};
+
 speakOneLine();
-const { values, positionals } = parseArgs({
-  options: { industry: { type: 'string' }, alt: { type: 'string' } },
-  allowPositionals: true,
-});
+const { subCommand, values, args } = parseSubCommandLine(
+  COMMAND,
+  {
+    add: { summary: 'a photo', options: ['industry', 'alt'], args: ['FILE'] },
+    list: { summary: 'the photos', options: ['industry'] },
+  },
+  { options: { industry: { type: 'string' }, alt: { type: 'string' } } },
+);
+if (values.industry !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(values.industry))
+  usageError(COMMAND, '--industry must be an id: letters, digits, - and _');
+if (subCommand === 'add') {
+  if (!values.industry) usageError(COMMAND, 'add needs --industry ID (letters, digits, - and _)');
+  if (!existsSync(args[0] ?? '')) fail(`add needs an image file; '${args[0]}' does not exist`);
+}
 useLocalStack();
 const [{ addGalleryPhoto }, { listGallery }] = await Promise.all([
   import('#lib/media/gallery-writes.ts'),
   import('#lib/media/gallery-store.ts'),
 ]);
 
-switch (positionals[0]) {
+switch (subCommand) {
   case 'add': {
-    const file = positionals[1];
-    if (!values.industry || !/^[A-Za-z0-9_-]{1,100}$/.test(values.industry)) {
-      fail('add needs --industry ID (letters, digits, - and _)');
-    }
-    if (!file || !existsSync(file)) fail(`add needs an image file; '${file ?? ''}' does not exist`);
+    const file = args[0] as string;
+    const industryId = values.industry as string;
     const bytes = readFileSync(file);
     let detected: ReturnType<typeof imageSize> | undefined;
     try {
@@ -48,7 +72,7 @@ switch (positionals[0]) {
     const contentType = detected?.type ? TYPES[detected.type] : undefined;
     if (!contentType) fail(`${file} is not a JPEG, PNG, WebP or AVIF image`);
     const photo = await addGalleryPhoto({
-      industryId: values.industry,
+      industryId,
       bytes,
       contentType,
       width: detected?.width ?? null,
@@ -63,6 +87,4 @@ switch (positionals[0]) {
       JSON.stringify((await listGallery({ industryId: values.industry, limit: 500 })).items, null, 2),
     );
     break;
-  default:
-    fail('use: add --industry ID FILE [--alt TEXT] | list [--industry ID]');
 }

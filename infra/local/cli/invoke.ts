@@ -4,8 +4,8 @@
  * Without --event it uses `npm run event`'s sample.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { parseCommandLine } from '../../command-line.ts';
 import { invokeRoute, stopFunctions } from '../lambda-runner.ts';
 import { ROOT_DIR } from '../paths.ts';
 import { sampleEvent } from '../sample-event.ts';
@@ -13,9 +13,28 @@ import { fail, speakOneLine } from './cli-failure.ts';
 import { operationNamed } from './operation.ts';
 import { localCredentials, useLocalStack } from './running-stack.ts';
 
+const COMMAND = {
+  name: 'npm run invoke',
+  usage: `
+Usage: npm run invoke -- OPERATION_ID [--event FILE]
+
+Runs one handler once, as Lambda would, against the running local stack (npm start) and prints
+its status, headers and body. Without --event it uses npm run event's sample for the operation.
+
+  --event FILE   an API Gateway payload 2.0 event (JSON) to invoke it with
+  -h, --help     this text
+
+Example:
+  npm run invoke -- getBlogAutoSchedule
+`,
+};
+
 speakOneLine();
-const { values, positionals } = parseArgs({ options: { event: { type: 'string' } }, allowPositionals: true });
-const route = operationNamed(positionals[0], 'invoke');
+const { values, positionals } = parseCommandLine(COMMAND, {
+  options: { event: { type: 'string' } },
+  allowPositionals: true,
+});
+const route = operationNamed(COMMAND, positionals, 'invoke');
 if (values.event !== undefined && !existsSync(values.event)) fail(`--event: ${values.event} does not exist`);
 useLocalStack();
 

@@ -8,12 +8,35 @@
  * Talks to the running local stack (the key file in .local/), or to AWS when TABLE_NAME and
  * OAUTH_SIGNING_KEY_SECRET_ID (and AWS credentials) are set.
  */
-import { parseArgs } from 'node:util';
+import { confirm, parseSubCommandLine } from '../../command-line.ts';
 import { fail, speakOneLine } from './cli-failure.ts';
 import { useLocalStack } from './running-stack.ts';
 
+const COMMAND = {
+  name: 'npm run oauth-keys',
+  usage: `
+Usage: npm run oauth-keys -- <list|rotate> [--yes]
+
+The keys that sign assistants' access tokens. Talks to the running local stack (the key file in
+.local/), or to AWS when TABLE_NAME and OAUTH_SIGNING_KEY_SECRET_ID (and AWS credentials) are set.
+
+  list           the published keys and their schedule (published, signs from, retires at)
+  rotate [--yes] publish a new key now; it signs from 10 minutes on, and the key it replaces stays
+                 published until every token it signed has expired. Asks first on a terminal;
+                 --yes elsewhere
+  -h, --help     this text
+
+Example:
+  npm run oauth-keys -- list
+`,
+};
+
 speakOneLine();
-const { positionals } = parseArgs({ options: {}, allowPositionals: true });
+const { subCommand, values } = parseSubCommandLine(
+  COMMAND,
+  { list: { summary: 'the keys' }, rotate: { summary: 'a new key', options: ['yes'] } },
+  { options: { yes: { type: 'boolean', short: 'y' } } },
+);
 useLocalStack();
 if (process.env.TABLE_NAME && !process.env.OAUTH_SIGNING_KEY_SECRET_ID && !process.env.OAUTH_SIGNING_KEY_FILE)
   fail(
@@ -31,18 +54,17 @@ const schedule = async () =>
   }));
 
 try {
-  switch (positionals[0]) {
+  switch (subCommand) {
     case 'list':
       console.log(JSON.stringify(await schedule(), null, 2));
       break;
     case 'rotate': {
+      await confirm(COMMAND, 'publish a new signing key (the current one retires)', values.yes);
       const rotation = await rotateSigningKey();
       console.log(`Published key ${rotation.kid}; it signs from ${rotation.signsFrom}.`);
       console.log(JSON.stringify(await schedule(), null, 2));
       break;
     }
-    default:
-      fail('use: list | rotate');
   }
 } catch (error) {
   if (error instanceof RotationRefusedError) fail(error.message);
