@@ -1,12 +1,12 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 import { quantile } from './stats.ts';
 
 /**
  * How fast change events follow their writes on the local stack (docs/events.md): agent writes at
  * WRITES_PER_SECOND over BUSINESSES businesses for DURATION_S, each a Change History entry and so
- * an event. A watcher Queries each business's feed every FEED_POLL_MS and notes when each event
- * first appears; another reads the local bus's events (the dev console's JSON) every
+ * an event. A watcher Queries the feed of every business every FEED_POLL_MS and notes when each
+ * event first appears; another reads the local bus's events (the dev console's JSON) every
  * BUS_POLL_MS. Latency is from the event's `occurred_at` (stamped just before its transaction
  * commits, so it slightly overstates) to the moment it was seen. Then it waits for the feed to
  * settle and counts, against the Change History, events lost and ids seen twice.
@@ -14,20 +14,32 @@ import { quantile } from './stats.ts';
 export const WRITES_PER_SECOND = 50;
 export const BUSINESSES = 10;
 export const DURATION_S = 30;
-const FEED_POLL_MS = 50;
+/**
+ * A rate the local stack sustains on a 2-core machine (`npm run load` writes about 37 a second with
+ * reads between them), measured beside the issue's 50, which it does not: there DynamoDB Local
+ * falls behind, functions time out (503) and the figures are the queue's.
+ */
+export const SUSTAINED_WRITES_PER_SECOND = 20;
+const FEED_POLL_MS = 100;
 const BUS_POLL_MS = 200;
 const SETTLE_MS = 30_000;
 
 export interface ChangeEventLatency {
+  writesPerSecond: number;
   writes: number;
   failedWrites: number;
+  /** Refused writes by status. */
+  refusals: Record<string, number>;
   feed: { p50: number; p99: number; n: number };
   bus: { p50: number; p99: number; n: number };
   lost: number;
   duplicated: number;
 }
 
-export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeEventLatency> {
+export async function measureChangeEvents(
+  harness: HarnessInfo,
+  writesPerSecond: number = WRITES_PER_SECOND,
+): Promise<ChangeEventLatency> {
   Object.assign(process.env, harness.env, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
   const [
     { createBusiness },
@@ -44,7 +56,10 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
   ]);
   const businesses = await Promise.all(
     Array.from({ length: BUSINESSES }, (_, index) =>
-      createBusiness({ name: `Events bench ${index}`, createdBy: { type: 'user', id: 'bench' } }),
+      createBusiness({
+        name: `Events bench ${writesPerSecond}/s ${index}`,
+        createdBy: { type: 'user', id: 'bench' },
+      }),
     ),
   );
   const { key } = await createAgentKey({
@@ -59,35 +74,37 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
   const feedSeen = new Map<string, number>();
   const busSeen = new Map<string, number>();
   const occurred = new Map<string, number>();
-  const lastSeq = new Map<string, number>();
   let watching = true;
 
+  // The feed of every business: the same transaction puts each event there and in its business's
+  // feed, so it is readable in both at once, and one Query reads all ten.
+  const ours = new Set(businesses.map(({ id }) => id));
+  const counter = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.eventCounter(), ConsistentRead: true }),
+  );
+  let lastGlobalSeq = typeof counter.Item?.last_seq === 'number' ? counter.Item.last_seq : 0;
   const watchFeed = async () => {
     while (watching) {
-      await Promise.all(
-        businesses.map(async ({ id }) => {
-          const { Items = [] } = await dynamo.send(
-            new QueryCommand({
-              TableName: tableName,
-              KeyConditionExpression: 'pk = :pk AND sk > :after',
-              ExpressionAttributeValues: {
-                ':pk': eventFeedPartition(id),
-                ':after': keys.eventFeed(id, lastSeq.get(id) ?? 0).sk,
-              },
-              ConsistentRead: true,
-            }),
-          );
-          const now = Date.now();
-          for (const item of Items) {
-            if (!String(item.sk).startsWith('SEQ#')) continue;
-            const event = item.event as { id: string; occurred_at: string };
-            if (feedSeen.has(event.id)) continue;
-            feedSeen.set(event.id, now);
-            occurred.set(event.id, Date.parse(event.occurred_at));
-            lastSeq.set(id, Math.max(lastSeq.get(id) ?? 0, item.seq as number));
-          }
+      const { Items = [] } = await dynamo.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk > :after',
+          ExpressionAttributeValues: {
+            ':pk': eventFeedPartition(null),
+            ':after': keys.eventFeed(null, lastGlobalSeq).sk,
+          },
+          ConsistentRead: true,
         }),
       );
+      const now = Date.now();
+      for (const item of Items) {
+        if (!String(item.sk).startsWith('SEQ#')) continue;
+        lastGlobalSeq = Math.max(lastGlobalSeq, item.seq as number);
+        const event = item.event as { id: string; business_id: string; occurred_at: string };
+        if (!ours.has(event.business_id) || feedSeen.has(event.id)) continue;
+        feedSeen.set(event.id, now);
+        occurred.set(event.id, Date.parse(event.occurred_at));
+      }
       await pause(FEED_POLL_MS);
     }
   };
@@ -116,12 +133,13 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
       return ((await response.json()) as { data: { id: string } }).data.id;
     }),
   );
-  const total = WRITES_PER_SECOND * DURATION_S;
+  const total = writesPerSecond * DURATION_S;
   const started = Date.now();
   let failedWrites = 0;
+  const refusals = new Map<number, number>();
   const writes: Promise<void>[] = [];
   for (let index = 0; index < total; index += 1) {
-    const due = started + (index * 1000) / WRITES_PER_SECOND;
+    const due = started + (index * 1000) / writesPerSecond;
     await pause(Math.max(0, due - Date.now()));
     const business = index % BUSINESSES;
     const businessId = businesses[business]?.id as string;
@@ -140,7 +158,10 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
     writes.push(
       request.then(async (response) => {
         await response.arrayBuffer();
-        if (!response.ok) failedWrites += 1;
+        if (!response.ok) {
+          failedWrites += 1;
+          refusals.set(response.status, (refusals.get(response.status) ?? 0) + 1);
+        }
       }),
     );
   }
@@ -187,8 +208,10 @@ export async function measureChangeEvents(harness: HarnessInfo): Promise<ChangeE
     n: values.length,
   });
   return {
+    writesPerSecond,
     writes: total + BUSINESSES,
     failedWrites,
+    refusals: Object.fromEntries(refusals),
     feed: summary(latencies(feedSeen)),
     bus: summary(latencies(busSeen)),
     lost: [...history].filter((id) => !feedSeen.has(id)).length,

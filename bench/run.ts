@@ -15,7 +15,13 @@ import { parseCommandLine, positiveWholeNumber, progress, usageError } from '../
 import { startHarnessProcess } from '../infra/local/harness-process.ts';
 import { ROOT_DIR } from '../infra/local/paths.ts';
 import { registerSampleClient } from '../infra/local/sample-event.ts';
-import { BUSINESSES, DURATION_S, measureChangeEvents, WRITES_PER_SECOND } from './change-events.ts';
+import {
+  BUSINESSES,
+  DURATION_S,
+  measureChangeEvents,
+  SUSTAINED_WRITES_PER_SECOND,
+  WRITES_PER_SECOND,
+} from './change-events.ts';
 import { measureParts } from './cold-parts.ts';
 import { coldSection } from './cold-section.ts';
 import { measureAgentCalls } from './dynamodb-calls.ts';
@@ -318,24 +324,35 @@ try {
   }
 
   if (runs('events')) {
-    progress(
-      `bench: change events: ${WRITES_PER_SECOND} writes a second over ${BUSINESSES} businesses for ${DURATION_S} s…`,
-    );
-    const events = await measureChangeEvents(harness.info);
+    const rates = [WRITES_PER_SECOND, SUSTAINED_WRITES_PER_SECOND];
+    const measured = [];
+    for (const rate of rates) {
+      progress(
+        `bench: change events: ${rate} writes a second over ${BUSINESSES} businesses for ${DURATION_S} s…`,
+      );
+      measured.push(await measureChangeEvents(harness.info, rate));
+    }
     const ms = (value: number) => `${value.toFixed(0)} ms`;
     out(
-      `\n## Change events\n\nAgent writes (FAQ creates and PATCHes) at ${WRITES_PER_SECOND} a second over ${BUSINESSES} businesses for ${DURATION_S} s: ${events.writes} writes, ${events.failedWrites} refused. From each event's \`occurred_at\` (stamped just before its transaction commits) to the moment it was readable in its business's feed (a Query every 50 ms) and to the moment the local bus received it from the publisher (docs/events.md):\n`,
-    );
-    out('| to | events | p50 | p99 | goal (p99) |');
-    out('|---|---:|---:|---:|---|');
-    out(
-      `| the feed | ${events.feed.n} | ${ms(events.feed.p50)} | ${ms(events.feed.p99)} | ≤ 2 s: ${met(events.feed.p99 <= 2000)} |`,
+      `\n## Change events\n\nAgent writes (one FAQ create in five, PATCHes otherwise) over ${BUSINESSES} businesses for ${DURATION_S} s, at ${WRITES_PER_SECOND} a second and at ${SUSTAINED_WRITES_PER_SECOND} (a rate this stack sustains on 2 cores; at ${WRITES_PER_SECOND} DynamoDB Local falls behind and functions time out: the refused writes). From each event's \`occurred_at\` (stamped just before its transaction commits) to the moment it was readable in the feed (a Query of the feed of every business every 100 ms: the same transaction puts it there and in its business's feed) and to the moment the local bus received it from the publisher (docs/events.md):\n`,
     );
     out(
-      `| the bus | ${events.bus.n} | ${ms(events.bus.p50)} | ${ms(events.bus.p99)} | ≤ 3 s: ${met(events.bus.p99 <= 3000)} |`,
+      '| writes/s | writes (refused) | events | feed p50 | feed p99 | bus p50 | bus p99 | lost | duplicated |',
     );
+    out('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const events of measured) {
+      const refused = Object.entries(events.refusals)
+        .map(([status, count]) => `${count} × ${status}`)
+        .join(', ');
+      out(
+        `| ${events.writesPerSecond} | ${events.writes} (${events.failedWrites}${refused ? `: ${refused}` : ''}) | ${events.feed.n} | ${ms(events.feed.p50)} | ${ms(events.feed.p99)} | ${ms(events.bus.p50)} | ${ms(events.bus.p99)} | ${events.lost} | ${events.duplicated} |`,
+      );
+    }
+    const worstFeed = Math.max(...measured.map((events) => events.feed.p99));
+    const worstBus = Math.max(...measured.map((events) => events.bus.p99));
+    const exact = measured.every((events) => events.lost === 0 && events.duplicated === 0);
     out(
-      `\nLost (a Change History entry with no event in the feed): ${events.lost}; ids in the feed more than once: ${events.duplicated} (both required 0: ${met(events.lost === 0 && events.duplicated === 0)}).`,
+      `\nGoals (p99, every rate): ≤ 2 s to the feed: ${met(worstFeed <= 2000)}; ≤ 3 s to the bus: ${met(worstBus <= 3000)}. Required: 0 lost, 0 duplicated: ${met(exact)}. Lost counts Change History entries of acknowledged or refused writes that committed with no event in the feed.`,
     );
   }
 

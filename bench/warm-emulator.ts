@@ -53,7 +53,7 @@ export async function warmDynamoDbLocal(harness: HarnessInfo): Promise<void> {
             Put: {
               TableName,
               Item: {
-                ...key(`HISTORY#${round}`, i),
+                ...key(`WARM_UP_HISTORY#${round}`, i),
                 gsi1pk: { S: 'BENCH#WARM-UP' },
                 gsi1sk: { S: `${round}#${i}` },
                 body: { S: 'x'.repeat(200) },

@@ -28,8 +28,19 @@ export async function publishRecords(
   const offered = records.flatMap((record): Offered[] => {
     const image = record.dynamodb?.NewImage;
     if (record.eventName !== 'INSERT' || !image) return [];
-    const source = eventSourceOf(unmarshall(image as Record<string, AttributeValue>));
-    return source ? [{ source, sequenceNumber: record.dynamodb?.SequenceNumber ?? '' }] : [];
+    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+    try {
+      const source = eventSourceOf(unmarshall(image as Record<string, AttributeValue>));
+      return source ? [{ source, sequenceNumber }] : [];
+    } catch (error) {
+      // An entry no write of ours makes: retrying cannot help, and it must not hold back the rest.
+      logger.error('a stream record is no event this service can read; skipped', {
+        sequence_number: sequenceNumber,
+        keys: record.dynamodb?.Keys,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return [];
+    }
   });
   if (offered.length === 0) return { batchItemFailures: [] };
 

@@ -229,14 +229,16 @@ describe('the change-event publisher', () => {
     }
   });
 
-  it('ignores records that are not new Change History or outbox entries', async () => {
+  it('ignores records that are not new Change History or outbox entries, and entries it cannot read', async () => {
     const businessId = randomUUID();
     const record = inserted({ ...keys.record(businessId, 'faq', randomUUID()), version: 1 });
     const modified = {
       ...inserted(historyEntry(businessId, randomUUID(), 'create', 1)),
       eventName: 'MODIFY' as const,
     };
-    expect(await publishRecords([record, modified])).toEqual({ batchItemFailures: [] });
+    // Not an entry any write of ours makes: logged and skipped, never retried.
+    const malformed = inserted({ ...keys.history(businessId, randomUUID()), business_id: businessId });
+    expect(await publishRecords([record, modified, malformed])).toEqual({ batchItemFailures: [] });
     expect(await feedItemsOf(businessId)).toEqual([]);
   });
 });
