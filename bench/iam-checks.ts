@@ -7,7 +7,7 @@ import { localTemplates } from '../infra/local/iam/template-cache.ts';
 import { type Spread, spread } from './stats.ts';
 
 /**
- * What IAM enforcement costs the local stack (docs/architecture.md, 'IAM enforcement'): the synth
+ * What IAM enforcement costs the local stack (docs/harness.md, 'IAM enforcement'): the synth
  * of the templates at start, with an empty cache and with a warm one, and the time each request's
  * SDK calls wait for their decisions (the harness's `x-local-iam-ms`), per kind of request: the
  * first request of a kind asks the harness (a message to it and back, evaluation included); later

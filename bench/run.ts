@@ -310,7 +310,7 @@ try {
     progress('bench: IAM enforcement: the synth, cold and warm, and each request’s wait for decisions…');
     const iam = await measureIamChecks(harness.info);
     out(
-      `\n## IAM enforcement in the harness\n\nEvery SDK call of a local function is checked against its role's policies in the synthesized templates (docs/architecture.md, 'IAM enforcement'). The templates come from a synth at start: ${(iam.synthColdMs / 1000).toFixed(1)} s with an empty cache, ${iam.synthWarmMs.toFixed(0)} ms from the cache. Per request, the time its SDK calls waited for their decisions (the harness's \`x-local-iam-ms\`): the first request of a kind asks the harness (a message from the function's worker and back, the evaluation included); later ones reuse allowed decisions in the worker. Warm: median (p25–p75) of ${iam.rows[0]?.ms.n} requests:\n`,
+      `\n## IAM enforcement in the harness\n\nEvery SDK call of a local function is checked against its role's policies in the synthesized templates (docs/harness.md, 'IAM enforcement'). The templates come from a synth at start: ${(iam.synthColdMs / 1000).toFixed(1)} s with an empty cache, ${iam.synthWarmMs.toFixed(0)} ms from the cache. Per request, the time its SDK calls waited for their decisions (the harness's \`x-local-iam-ms\`): the first request of a kind asks the harness (a message from the function's worker and back, the evaluation included); later ones reuse allowed decisions in the worker. Warm: median (p25–p75) of ${iam.rows[0]?.ms.n} requests:\n`,
     );
     out('| request | SDK calls | first request ms | warm ms |');
     out('|---|---:|---:|---:|');

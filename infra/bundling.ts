@@ -7,7 +7,7 @@ import { ROOT_DIR } from './local/paths.ts';
 export const BUNDLE_TARGET = 'node22';
 
 /**
- * CommonJS, not ESM (docs/architecture.md, 'Cold starts'): an ESM bundle imports `node:http` as an ES
+ * CommonJS, not ESM (docs/cold-starts.md): an ESM bundle imports `node:http` as an ES
  * module, and building that namespace makes Node 22 load its bundled undici (http's lazy
  * `WebSocket` exports) in every function's cold start, though nothing uses it; the same
  * code as CommonJS `require`s it and never does. ESM sources are still what esbuild reads

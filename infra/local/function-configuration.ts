@@ -4,7 +4,7 @@ import { type Json, type TemplateSet, UnresolvableValue } from './iam/template-r
 import { LOCAL_STAGE } from './local-names.ts';
 
 /**
- * Each function's configuration as the synthesized templates deploy it (docs/architecture.md, 'One
+ * Each function's configuration as the synthesized templates deploy it (docs/harness.md, 'One
  * configuration'): its environment, timeout and memory. The harness runs every function with
  * these, not with a list of its own, so a function whose template lacks a variable its code
  * requires fails locally as it fails deployed.

@@ -171,7 +171,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   try {
     const baseUrl = await listen(server, options.port);
     lock.setUrl(baseUrl);
-    // The templates every function's role and configuration come from (docs/architecture.md, 'IAM
+    // The templates every function's role and configuration come from (docs/harness.md, 'IAM
     // enforcement', 'One configuration'): from the synth cache, or synthesized while the emulators start.
     const synth = options.templates
       ? Promise.resolve({ templates: options.templates, cached: true, ms: 0 })

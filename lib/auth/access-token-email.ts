@@ -2,7 +2,7 @@ import type { PreTokenGenerationV2TriggerEvent } from 'aws-lambda';
 
 /**
  * Cognito puts no e-mail in access tokens, yet platform admins and invitees are recognised by a
- * verified e-mail (docs/architecture.md, 'Accounts'). The Pre Token Generation trigger (event V2_0,
+ * verified e-mail (docs/accounts.md). The Pre Token Generation trigger (event V2_0,
  * access-token customisation) copies the user's `email` and `email_verified` attributes into the
  * access token; lib/auth/console-token.ts reads them from there. Cognito hands attributes over as
  * strings, and the claims keep that form (`email_verified: "true"`), as the console-token check

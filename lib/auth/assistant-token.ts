@@ -157,7 +157,7 @@ export function assertScopes(
 
 /**
  * The tool server's credential: an assistant's access token for `<issuer>/mcp`
- * (docs/architecture.md, 'The tool server (MCP)').
+ * (docs/tool-server.md).
  */
 export const mcpAuth: Authenticator<AssistantPrincipal> = {
   kind: 'mcp',

@@ -29,7 +29,7 @@ export interface InternalServicePrincipal {
 
 /**
  * An assistant acting for a console user, with an access token of our OAuth server
- * (docs/architecture.md, 'Grants and tokens').
+ * (docs/oauth.md, 'Grants and tokens').
  */
 export interface AssistantPrincipal {
   kind: 'assistant';

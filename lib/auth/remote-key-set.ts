@@ -5,7 +5,7 @@ import { createLocalJWKSet, errors, type JSONWebKeySet } from 'jose';
 /**
  * A JSON Web Key Set fetched over node:http(s) and kept, in place of jose's `createRemoteJWKSet`:
  * that one uses `fetch` and `Headers`, whose first use makes Node load its bundled undici, which
- * every console function's cold start would pay (docs/architecture.md, 'Cold starts'). Behaviour is
+ * every console function's cold start would pay (docs/cold-starts.md). Behaviour is
  * jose's: the set is fetched on first use and again once `maxAgeMs` old; a token naming an unknown
  * key refetches it, at most once per `cooldownMs` (key rotation); a non-200 answer or a body that
  * is not a key set is a JOSEError (the token cannot be verified), a timeout a JWKSTimeout, a

@@ -13,7 +13,7 @@ import type {
  *
  * Why our own and not the MCP SDK's server: importing the SDK's server builds zod schemas for the
  * whole protocol at module load, which every cold start of POST /mcp would pay and no tool call
- * needs (docs/architecture.md, 'The tool server (MCP)'). The SDK stays the reference: its types are
+ * needs (docs/tool-server.md). The SDK stays the reference: its types are
  * imported as types only (free at run time), and test/unit/mcp-protocol.test.ts holds the constants
  * below to the SDK's own values, so an SDK upgrade that changes them fails a test.
  */

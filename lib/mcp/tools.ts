@@ -34,7 +34,7 @@ import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * The assistant tool server's tools (docs/architecture.md, 'The tool server (MCP)'): one per edits
+ * The assistant tool server's tools (docs/tool-server.md): one per edits
  * operation a person would name. Each calls the same lib/edits function as the edits API's HTTP
  * handler, as the assistant's user; its input and output schemas are the edits API's own zod
  * schemas.

@@ -12,7 +12,7 @@ import { ImportMeta } from '#lib/media/schemas.ts';
 import { photoObjectKey } from '#lib/storage/photo-bucket.ts';
 
 /**
- * POST …/photos/import-derivative (docs/architecture.md, 'Media'): an edited image written back as
+ * POST …/photos/import-derivative (docs/media.md): an edited image written back as
  * a derived photo of a live source photo of the same business. The image type comes from the bytes
  * (image-size's signature detection), never from the part's declared type; width and height from
  * its header. The bytes go to S3 first, then one transaction writes the photo, its counter, the

@@ -19,7 +19,7 @@ interface StoredObject {
 }
 
 /**
- * Photo bytes as HTTP responses (docs/architecture.md, 'Media'): the stored content type, `ETag` =
+ * Photo bytes as HTTP responses (docs/media.md): the stored content type, `ETag` =
  * the sha256, `If-None-Match` → 304 (before any redirect). A stored photo up to the inline limit
  * comes in the answer; a larger one answers 303 to a presigned S3 GET valid 60 s. External photos:
  * expired → 410; live ones are fetched through the SSRF guard and always come inline, up to the

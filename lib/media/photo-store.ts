@@ -10,7 +10,7 @@ import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * A business's photos (docs/architecture.md, 'Media'): the item `BUSINESS#<b>` / `PHOTO#<id>` with
+ * A business's photos (docs/media.md): the item `BUSINESS#<b>` / `PHOTO#<id>` with
  * its change-feed keys on gsi1, an owner pointer (the bytes and usages paths name only the photo),
  * and the business's live-photo counter, which carries the sparse `MEDIA_BUSINESSES` keys while it
  * is above 0. Read here; written by photo-writes.ts, which puts the bytes in S3 first, so that a

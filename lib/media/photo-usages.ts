@@ -4,7 +4,7 @@ import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 
 /**
- * Where a photo is used (docs/architecture.md, 'Media'): one Query of the photo's partition, which
+ * Where a photo is used (docs/media.md): one Query of the photo's partition, which
  * holds its owner pointer and one usage item per record that references it (written with the
  * record).
  */

@@ -1,6 +1,6 @@
 import * as z from '#lib/validation/zod.ts';
 
-/** Request and response schemas of the internal media operations (docs/architecture.md, 'Media'). */
+/** Request and response schemas of the internal media operations (docs/media.md). */
 
 export const PageQuery = {
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),

@@ -21,7 +21,7 @@ import {
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * GET /oauth/authorize (docs/architecture.md, 'The authorization server'). The client and its
+ * GET /oauth/authorize (docs/oauth.md, 'The authorization server'). The client and its
  * redirect URI are judged first: until both are trusted nothing is sent anywhere, and a failure is
  * an error page. After that a failure goes back to a pre-registered client as an RFC 6749 §4.1.2.1
  * error redirect carrying `state` and `iss`; for a client nobody vetted it is an error page too

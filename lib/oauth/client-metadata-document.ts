@@ -12,7 +12,7 @@ import { sourceKey } from '#lib/rate/source-key.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * Client ID Metadata Documents (docs/architecture.md, 'Clients'): a client_id that is an https URL
+ * Client ID Metadata Documents (docs/oauth.md, 'Clients'): a client_id that is an https URL
  * names a JSON document describing the client. It is fetched through the SSRF guard (5 KB, HTTP 200
  * only, no redirects, the whole fetch within 1.5 s), must name itself as client_id, and is cached
  * in the table for as long as its cache headers allow, but never less than 5 minutes nor more

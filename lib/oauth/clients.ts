@@ -16,7 +16,7 @@ import { sourceKey } from '#lib/rate/source-key.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * OAuth clients (docs/architecture.md, 'Clients'). A client is either an https URL whose Client ID
+ * OAuth clients (docs/oauth.md, 'Clients'). A client is either an https URL whose Client ID
  * Metadata Document describes it (fetched when needed, see client-metadata-document.ts), or a
  * public client that registered itself (RFC 7591) or was registered with the oauth-client CLI.
  */

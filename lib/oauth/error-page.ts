@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The page /oauth/authorize shows when it sends nothing to the client (docs/architecture.md, 'The
+ * The page /oauth/authorize shows when it sends nothing to the client (docs/oauth.md, 'The
  * authorization server'): the browser stays here, and the person is told why, in words. The page
  * and the headers it must travel with live together: it runs no script and loads nothing, so its
  * policy allows nothing but its own inline style (by hash), and no site may frame it or learn from

@@ -1,5 +1,5 @@
 /**
- * Redirect URI rules (docs/architecture.md, 'Clients'; RFC 8252 for native and loopback clients).
+ * Redirect URI rules (docs/oauth.md, 'Clients'; RFC 8252 for native and loopback clients).
  * Pure functions: the registration, the client metadata documents and /oauth/authorize all judge
  * URIs here.
  */

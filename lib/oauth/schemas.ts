@@ -1,8 +1,7 @@
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * Request and response schemas of the authorization server and the consent operations (docs/architecture.md,
- * 'OAuth'). OAuth requests are parsed with `z.object`, which drops parameters it does not know,
+ * Request and response schemas of the authorization server and the consent operations (docs/oauth.md). OAuth requests are parsed with `z.object`, which drops parameters it does not know,
  * because RFC 6749 §3.1 and RFC 7591 §2 tell a server to ignore unrecognised ones (real clients
  * send extras); everything else in the service rejects unknown fields.
  */

@@ -1,7 +1,7 @@
 import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 
 /**
- * The authorization server's fixed vocabulary (docs/architecture.md, 'OAuth'). The issuer is the
+ * The authorization server's fixed vocabulary (docs/oauth.md). The issuer is the
  * service's public base URL without a trailing slash (CDK context `publicUrl`, locally the
  * harness's base URL), read from OAUTH_ISSUER once per container by whoever needs it.
  */
@@ -67,7 +67,7 @@ export function resourceChallenge(resource: string, extra = ''): string {
 
 /**
  * Access tokens live 15 minutes (OAUTH_ACCESS_TOKEN_SECONDS may shorten it, for tests that watch
- * clients refresh); codes 60 seconds; consent requests 10 minutes (docs/architecture.md, 'Grants
+ * clients refresh); codes 60 seconds; consent requests 10 minutes (docs/oauth.md, 'Grants
  * and tokens').
  */
 export const ACCESS_TOKEN_MAX_SECONDS = 15 * 60;

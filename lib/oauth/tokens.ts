@@ -161,7 +161,7 @@ async function codeReused(code: CodeItem): Promise<never> {
 const CLIENT_CHECK = 2;
 
 /**
- * What a code's grant is given (docs/architecture.md, 'Grants and tokens'). With `offline_access`
+ * What a code's grant is given (docs/oauth.md, 'Grants and tokens'). With `offline_access`
  * granted: a first refresh token, a grant that lives 30 days from its last refresh and at most 90
  * from consent. Without it: no refresh token, and a grant that ends when its one access token
  * expires, so it leaves the person's connected assistants then and nothing can renew it.

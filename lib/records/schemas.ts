@@ -43,7 +43,7 @@ function pascal(name: string): string {
 /**
  * The entity's schemas, each built when first read: a create validates with `write`
  * only, an update with `patch`, and only OpenAPI reads `record`: a function's cold start builds
- * only the schema it uses (docs/architecture.md, "Cold starts").
+ * only the schema it uses (docs/cold-starts.md).
  */
 export function schemasOf(entity: EntityName): EntitySchemas {
   const cached = cache.get(entity);

@@ -8,7 +8,7 @@ import {
 import type { RouteDefinition } from '#lib/http/route.ts';
 import * as z from '#lib/validation/zod.ts';
 
-/** Platform admins and their invites (docs/architecture.md, 'Accounts'). */
+/** Platform admins and their invites (docs/accounts.md). */
 export const adminRoutes = {
   listPlatformAdminUsers: {
     operationId: 'listPlatformAdminUsers',

@@ -15,7 +15,7 @@ import type * as zt from '#lib/validation/zod.ts';
 import * as z from '#lib/validation/zod.ts';
 
 /**
- * The agent API (docs/architecture.md, 'Business records'): for each record kind, list / create /
+ * The agent API (docs/records.md): for each record kind, list / create /
  * get / replace / update / delete, plus the membership PUT and GET of packages and service items —
  * 46 operations, generated from the entity definitions so that every kind behaves the same way.
  */

@@ -13,7 +13,7 @@ const common = {
 } as const;
 
 /**
- * The consent operations (docs/architecture.md, 'The authorization server'), called by the
+ * The consent operations (docs/oauth.md, 'The authorization server'), called by the
  * console's consent page with the signed-in user's token, and the person's connected assistants
  * (their grants), which the console lists and disconnects. Bodies are the bare resources; a 422 is
  * `HTTPValidationError`.

@@ -34,9 +34,9 @@ const common = {
 } as const;
 
 /**
- * The edits API (docs/architecture.md, 'Edits'): the surface assistants use to read a business,
+ * The edits API (docs/edits.md): the surface assistants use to read a business,
  * stage changes, apply them item by item, revert them, and undo entries of the Change History. A
- * console JWT or an assistant's access token (docs/architecture.md, 'Grants and tokens'): reads
+ * console JWT or an assistant's access token (docs/oauth.md, 'Grants and tokens'): reads
  * need `edits:read`, writes `edits:write`.
  */
 export const editsRoutes = {

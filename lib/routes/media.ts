@@ -27,7 +27,7 @@ const common = {
 } as const;
 
 /**
- * Internal media (docs/architecture.md, 'Media'): the separate media service enumerates businesses and
+ * Internal media (docs/media.md): the separate media service enumerates businesses and
  * photos, streams bytes, checks tenant membership and photo usages, and writes derived photos
  * back, with `x-internal-api-key`. Bodies are the bare resources; errors are ErrorResponse.
  */

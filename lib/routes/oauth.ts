@@ -22,7 +22,7 @@ const publicOAuth = {
 } as const;
 
 /**
- * The authorization server for assistants (docs/architecture.md, 'OAuth'): discovery, client registration,
+ * The authorization server for assistants (docs/oauth.md): discovery, client registration,
  * authorize, token and revocation. Callers have no credential yet; browser-based clients may call
  * discovery, registration, token and revocation from any origin.
  */

@@ -3,7 +3,7 @@ import { optionalEnv, requiredEnv } from '#lib/config/env.ts';
 import { sdkClientOptions } from '#lib/config/timeouts.ts';
 
 /**
- * The private photo bucket (docs/architecture.md, 'Media'). One client per container; S3_ENDPOINT
+ * The private photo bucket (docs/media.md). One client per container; S3_ENDPOINT
  * points it at s3rver locally (path-style addressing, as s3rver serves it), unset in AWS.
  */
 export const photosBucket = requiredEnv('PHOTOS_BUCKET');

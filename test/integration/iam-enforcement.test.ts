@@ -13,7 +13,7 @@ import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { api } from '../support/api.ts';
 
 /**
- * IAM enforcement through the real path (docs/architecture.md, 'IAM enforcement'): a harness of
+ * IAM enforcement through the real path (docs/harness.md, 'IAM enforcement'): a harness of
  * this file's own runs the route table's handlers with the policies of a synth in which one write
  * route's row grants the table for reading only. Its write is refused as AWS refuses it, and the
  * refusal is in the log; the same request to a harness over the unchanged tree succeeds. Both

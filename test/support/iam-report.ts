@@ -1,7 +1,7 @@
 import { describeIamReport, type IamReport } from '../../infra/local/iam/enforcer.ts';
 
 /**
- * A harness's IAM decisions over its life (docs/architecture.md, 'IAM enforcement'): it checked
+ * A harness's IAM decisions over its life (docs/harness.md, 'IAM enforcement'): it checked
  * calls, and refused none. Thrown from the integration run's global teardown, a refusal fails the
  * run (vitest exits 1) even when the test that caused it passed on the answer it got; a test that
  * starts a harness of its own checks its report when it stops it.

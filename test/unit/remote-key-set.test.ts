@@ -8,7 +8,7 @@ import { remoteKeySet } from '#lib/auth/remote-key-set.ts';
 
 /**
  * The key set the console and assistant tokens are verified against, fetched over node:http
- * (docs/architecture.md, 'Cold starts'): it verifies, fetches once, refetches for an unknown key
+ * (docs/cold-starts.md): it verifies, fetches once, refetches for an unknown key
  * (rotation), and tells an unreachable or silent key server (a 503) from a bad answer (the token
  * cannot be verified). Given a seed (the set a deployment fetched), it starts without a request.
  */

@@ -17,7 +17,7 @@ const BY_CLIENT: Record<string, (call: SdkCall, scope: CallScope) => IamRequest[
 };
 
 /**
- * The IAM authorizations AWS makes for one SDK call (docs/architecture.md, 'IAM enforcement'): the
+ * The IAM authorizations AWS makes for one SDK call (docs/harness.md, 'IAM enforcement'): the
  * action(s), resource ARN(s) and condition keys, as the Service Authorization Reference defines
  * them. A client or command without a mapping throws UnmappedCallError: a call nobody mapped is
  * refused, never let through unchecked.

@@ -8,7 +8,7 @@ import { extractPolicies } from './role-policies.ts';
 import type { TemplateSet } from './template-resolver.ts';
 
 /**
- * The harness's side of IAM enforcement (docs/architecture.md, 'IAM enforcement'): each function's
+ * The harness's side of IAM enforcement (docs/harness.md, 'IAM enforcement'): each function's
  * worker turns an SDK call into IAM requests (sdk-enforcement.ts) and asks here whether the
  * function's role may make them; one evaluator, with its per-function decision cache, serves every
  * worker, and counts what it decided for the end-of-run report.

@@ -10,7 +10,7 @@ import {
 
 /**
  * The policies each function runs under, read from the synthesized templates as deployed into the
- * local account (docs/architecture.md, 'IAM enforcement'): its role's identity policies (the
+ * local account (docs/harness.md, 'IAM enforcement'): its role's identity policies (the
  * role's default policy, inline and managed policies), and the resource policies of what it may
  * call (bucket, secret, topic, queue, event bus). AWS-managed policies are not in a template; the two a
  * function role takes (basic execution, X-Ray) stand in as what they allow, any other is reported.
