@@ -239,7 +239,33 @@ export const keys = {
     pk: eventFeedPartition(businessId),
     sk: `STATE#${entity}#${recordId}`,
   }),
+  /** A webhook subscription (lib/webhooks/store.ts); its delivery log shares its partition. */
+  webhook: (webhookId: string): ItemKey => ({ pk: webhookPartition(webhookId), sk: 'WEBHOOK' }),
+  /** gsi1 keys of a subscription: every subscription (delivery), or one agent key's (`KEY#<id>#`). */
+  webhookIndex: (keyId: string, webhookId: string) => ({
+    gsi1pk: WEBHOOKS,
+    gsi1sk: `${webhookKeyPrefix(keyId)}${webhookId}`,
+  }),
+  /** How many subscriptions one agent key has: at most MAX_WEBHOOKS_PER_KEY. */
+  webhookCount: (keyId: string): ItemKey => ({ pk: `WEBHOOKS_OF_KEY#${keyId}`, sk: 'COUNT' }),
+  /** One delivery attempt (lib/webhooks/deliveries.ts): uuidv7 ids, so newest last. */
+  webhookDelivery: (webhookId: string, deliveryId: string): ItemKey => ({
+    pk: webhookPartition(webhookId),
+    sk: `${WEBHOOK_DELIVERY_PREFIX}${deliveryId}`,
+  }),
+  /** A replay of a time range still to deliver (lib/webhooks/replays.ts). */
+  webhookReplay: (webhookId: string, replayId: string): ItemKey => ({
+    pk: webhookPartition(webhookId),
+    sk: `${WEBHOOK_REPLAY_PREFIX}${replayId}`,
+  }),
 } as const;
+
+/** The gsi1 partition holding every webhook subscription. */
+export const WEBHOOKS = 'WEBHOOKS';
+export const webhookPartition = (webhookId: string) => `WEBHOOK#${webhookId}`;
+export const webhookKeyPrefix = (keyId: string) => `KEY#${keyId}#`;
+export const WEBHOOK_DELIVERY_PREFIX = 'DELIVERY#';
+export const WEBHOOK_REPLAY_PREFIX = 'REPLAY#';
 
 /** The feed's partition: `EVENTS` for every business, `EVENTS#<business_id>` for one. */
 export const eventFeedPartition = (businessId: string | null) =>

@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { EVENT_FEED_PREFIX, eventFeedPartition, eventFeedSortKey } from '#lib/db/keys.ts';
+import { EVENT_FEED_PREFIX, eventFeedPartition, eventFeedSortKey, keys } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { ChangeEventSchema, type EventType } from '#lib/events/change-event.ts';
 import { decodeFeedCursor, encodeFeedCursor, nextSince } from '#lib/events/feed-cursor.ts';
@@ -21,7 +21,7 @@ import * as z from '#lib/validation/zod.ts';
 export type FeedEvent = z.output<ReturnType<typeof ChangeEventSchema>>;
 
 /** A feed item as the publisher writes it (lib/events/feed-writes.ts), keys dropped. */
-interface FeedItem {
+export interface FeedItem {
   seq: number;
   business_id: string;
   type: string;
@@ -67,23 +67,7 @@ export async function readFeedPage(
   now: Date = new Date(),
 ): Promise<FeedPage> {
   const after = await decodeFeedCursor(request.after, now);
-  const result = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :partition AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':partition': eventFeedPartition(businessId === null ? null : businessId.toLowerCase()),
-        ':from': eventFeedSortKey(after ? after.seq + 1 : 0),
-        ':to': PAST_LAST,
-      },
-      ScanIndexForward: true,
-      ConsistentRead: true,
-      Limit: request.limit,
-    }),
-  );
-  const read = (result.Items ?? []).map((item) => feedItem.fromItem(item));
-  const items = untilIncompleteTransaction(read, after?.seq ?? 0);
-  const reachedEnd = result.LastEvaluatedKey === undefined && items.length === read.length;
+  const { items, reachedEnd } = await readFeedItems(businessId, after?.seq ?? 0, request.limit);
   const nowEpoch = Math.floor(now.getTime() / 1000);
   const types = request.types ? new Set<string>(request.types) : undefined;
   const events = items
@@ -95,4 +79,41 @@ export async function readFeedPage(
     since: nextSince(reachedEnd, last && new Date(last.published_at), now),
   });
   return { events, nextCursor };
+}
+
+/**
+ * Up to `limit` feed items after position `afterSeq`, oldest first, cut before a transaction not
+ * yet wholly visible (so nothing is skipped); `reachedEnd` when nothing follows them yet. What the
+ * feed pages and the webhook deliveries (lib/webhooks/run.ts) both read.
+ */
+export async function readFeedItems(
+  businessId: string | null,
+  afterSeq: number,
+  limit: number,
+): Promise<{ items: FeedItem[]; reachedEnd: boolean }> {
+  const result = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :partition AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':partition': eventFeedPartition(businessId === null ? null : businessId.toLowerCase()),
+        ':from': eventFeedSortKey(afterSeq + 1),
+        ':to': PAST_LAST,
+      },
+      ScanIndexForward: true,
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  const read = (result.Items ?? []).map((item) => feedItem.fromItem(item));
+  const items = untilIncompleteTransaction(read, afterSeq);
+  return { items, reachedEnd: result.LastEvaluatedKey === undefined && items.length === read.length };
+}
+
+/** The feed item at a position of the feed of every business, if it is still kept. */
+export async function readFeedItemAt(seq: number): Promise<FeedItem | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: keys.eventFeed(null, seq), ConsistentRead: true }),
+  );
+  return Item ? feedItem.fromItem(Item) : undefined;
 }

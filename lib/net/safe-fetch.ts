@@ -9,12 +9,24 @@ import { isForbiddenAddress } from '#lib/net/forbidden-address.ts';
 export { isForbiddenAddress };
 
 export interface SafeFetchOptions {
-  /** Body cap in bytes; a larger body (declared or streamed) is `too_large`. */
+  /** Body cap in bytes; a larger body (declared or streamed) is `too_large`, unless `truncate`. */
   maxBytes: number;
+  /** Keep the first maxBytes of a larger body and stop reading, instead of failing. */
+  truncate?: boolean;
   /** Budget for the whole request: DNS, connect, TLS, headers and body. */
   timeoutMs: number;
   /** Accept header. */
   accept?: string;
+  /** GET unless said; a POST sends `body` with `headers` (a webhook delivery). */
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /**
+   * Let `http:` and loopback addresses through, and only those of the forbidden ones: what the
+   * local harness allows webhook endpoints (a receiver on `http://127.0.0.1:<port>`). Private,
+   * link-local and the other internal ranges stay refused. Never set in AWS.
+   */
+  allowLoopback?: boolean;
 }
 
 export interface SafeFetchResponse {
@@ -82,25 +94,51 @@ export function trustedOrigins(): Set<string> {
  * Every other status is returned as it is; the caller checks for the 200 it wants.
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResponse> {
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const { target, addresses } = await beforeDeadline(
+    checkFetchTarget(url, options),
+    deadline,
+    options,
+  );
+  return await send(target, addresses, options, deadline);
+}
+
+/**
+ * The checks safeFetch makes before it connects, on their own: the URL's scheme and credentials,
+ * then every address its host resolves to. A webhook's URL is checked so when it is registered,
+ * and again (by safeFetch) at every delivery. Throws SafeFetchError; gives the addresses to pin.
+ */
+export async function checkFetchTarget(
+  url: string,
+  options: Pick<SafeFetchOptions, 'allowLoopback'> = {},
+): Promise<{ target: URL; addresses: LookupAddress[] }> {
   const target = URL.parse(url);
   if (!target) throw new SafeFetchError('invalid_url', 'Not a URL');
   const trusted = trustedOrigins().has(target.origin);
-  if (target.protocol !== 'https:' && !(trusted && target.protocol === 'http:')) {
+  const loopbackAllowed = options.allowLoopback === true;
+  if (target.protocol !== 'https:' && !((trusted || loopbackAllowed) && target.protocol === 'http:')) {
     throw new SafeFetchError('invalid_url', `Only https URLs can be fetched, not ${target.protocol}`);
   }
   if (target.username || target.password) {
     throw new SafeFetchError('invalid_url', 'The URL must not carry a user name or password');
   }
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const addresses = await beforeDeadline(resolveHost(target, trusted), deadline, options);
-  return await get(target, addresses, options, deadline);
+  const addresses = await resolveHost(target, trusted, loopbackAllowed);
+  if (!trusted && target.protocol === 'http:' && !addresses.every((entry) => isLoopbackAddress(entry.address))) {
+    throw new SafeFetchError('invalid_url', 'Plain http is allowed to loopback addresses only');
+  }
+  return { target, addresses };
 }
+
+const LOOPBACK = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+
+/** 127.0.0.0/8 and ::1 (also as an IPv4-mapped address). */
+export const isLoopbackAddress = (address: string): boolean => LOOPBACK.test(address);
 
 /** The URL's host as DNS and sockets take it: an IPv6 literal without its brackets. */
 const bareHost = (target: URL): string => target.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /** Every address of the URL's host (an IP literal resolves to itself), all of them checked. */
-async function resolveHost(target: URL, trusted: boolean): Promise<LookupAddress[]> {
+async function resolveHost(target: URL, trusted: boolean, loopbackAllowed = false): Promise<LookupAddress[]> {
   const host = bareHost(target);
   let addresses: LookupAddress[];
   try {
@@ -109,7 +147,9 @@ async function resolveHost(target: URL, trusted: boolean): Promise<LookupAddress
     throw new SafeFetchError('network', `Cannot resolve ${host}: ${(error as Error).message}`);
   }
   if (addresses.length === 0) throw new SafeFetchError('network', `${host} has no address`);
-  const refused = addresses.find((entry) => isForbiddenAddress(entry.address));
+  const refused = addresses.find(
+    (entry) => isForbiddenAddress(entry.address) && !(loopbackAllowed && isLoopbackAddress(entry.address)),
+  );
   if (refused && !trusted) {
     throw new SafeFetchError(
       'forbidden_address',
@@ -147,8 +187,8 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   };
 }
 
-/** One GET to the addresses already checked: redirects refused, body capped, all before the deadline. */
-function get(
+/** One request to the addresses already checked: redirects refused, body capped, all before the deadline. */
+function send(
   target: URL,
   addresses: LookupAddress[],
   options: SafeFetchOptions,
@@ -157,8 +197,12 @@ function get(
   return new Promise((resolve, reject) => {
     const hostname = bareHost(target);
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
-      method: 'GET',
-      headers: options.accept ? { accept: options.accept } : {},
+      method: options.method ?? 'GET',
+      headers: {
+        ...options.headers,
+        ...(options.accept ? { accept: options.accept } : {}),
+        ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+      },
       // A fresh connection each time: a pooled socket would skip the lookup this guard relies on.
       agent: false,
       lookup: pinnedLookup(addresses),
@@ -192,27 +236,32 @@ function get(
         fail(new SafeFetchError('redirect', `${target.href} answered ${status}, redirecting to ${location}`));
         return;
       }
-      if (Number(response.headers['content-length']) > options.maxBytes) {
+      if (!options.truncate && Number(response.headers['content-length']) > options.maxBytes) {
         tooLarge();
         return;
       }
       const chunks: Buffer[] = [];
       let received = 0;
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > options.maxBytes) tooLarge();
-        else chunks.push(chunk);
-      });
-      response.on('end', () =>
+      const done = () =>
         resolve({
           status,
           headers: flatHeaders(response.headers),
-          body: Buffer.concat(chunks),
+          body: Buffer.concat(chunks).subarray(0, options.maxBytes),
           url: target.href,
-        }),
-      );
+        });
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= options.maxBytes) chunks.push(chunk);
+        else if (!options.truncate) tooLarge();
+        else {
+          chunks.push(chunk);
+          done();
+          request.destroy();
+        }
+      });
+      response.on('end', done);
     });
-    request.end();
+    request.end(options.body);
   });
 }
 

@@ -12,4 +12,6 @@ export const SIGNAL_FIELDS = {
   changesetEvent: 'changeset_event',
   /** A request refused because of its Idempotency-Key: still in progress, or reused with another body. */
   idempotencyConflict: 'idempotency_conflict',
+  /** A webhook delivery's outcome: delivered, failed, or the subscription disabled (lib/webhooks). */
+  webhookDelivery: 'webhook_delivery',
 } as const;
