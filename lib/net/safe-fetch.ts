@@ -95,11 +95,7 @@ export function trustedOrigins(): Set<string> {
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResponse> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
-  const { target, addresses } = await beforeDeadline(
-    checkFetchTarget(url, options),
-    deadline,
-    options,
-  );
+  const { target, addresses } = await beforeDeadline(checkFetchTarget(url, options), deadline, options);
   return await send(target, addresses, options, deadline);
 }
 
@@ -123,7 +119,11 @@ export async function checkFetchTarget(
     throw new SafeFetchError('invalid_url', 'The URL must not carry a user name or password');
   }
   const addresses = await resolveHost(target, trusted, loopbackAllowed);
-  if (!trusted && target.protocol === 'http:' && !addresses.every((entry) => isLoopbackAddress(entry.address))) {
+  if (
+    !trusted &&
+    target.protocol === 'http:' &&
+    !addresses.every((entry) => isLoopbackAddress(entry.address))
+  ) {
     throw new SafeFetchError('invalid_url', 'Plain http is allowed to loopback addresses only');
   }
   return { target, addresses };

@@ -11,7 +11,16 @@
  */
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-export const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 4 * HOUR, 8 * HOUR, 12 * HOUR];
+export const RETRY_DELAYS_MS = [
+  MINUTE,
+  5 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  4 * HOUR,
+  8 * HOUR,
+  12 * HOUR,
+];
 
 /** A subscription failing for this long is disabled (reason `failing`). */
 export const DISABLE_AFTER_MS = 3 * 24 * HOUR;

@@ -99,9 +99,16 @@ export async function listDeliveries(
 }
 
 /** One attempt of a subscription, or undefined. */
-export async function readDelivery(webhookId: string, deliveryId: string): Promise<DeliveryAttempt | undefined> {
+export async function readDelivery(
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryAttempt | undefined> {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.webhookDelivery(webhookId, deliveryId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.webhookDelivery(webhookId, deliveryId),
+      ConsistentRead: true,
+    }),
   );
   return Item ? deliveryItem.fromItem(Item) : undefined;
 }

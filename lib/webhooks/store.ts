@@ -97,7 +97,10 @@ export async function createWebhook(
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    ) {
       throw new ConflictError(
         `This agent key already has ${MAX_WEBHOOKS_PER_KEY} webhooks, the most it may have: delete one first`,
       );
@@ -117,7 +120,11 @@ export async function getWebhook(agent: AgentPrincipal, webhookId: string): Prom
 /** A subscription whoever owns it (delivery), or undefined. */
 export async function readSubscription(webhookId: string): Promise<WebhookSubscription | undefined> {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.webhook(webhookId.toLowerCase()), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.webhook(webhookId.toLowerCase()),
+      ConsistentRead: true,
+    }),
   );
   return Item ? subscriptionItem.fromItem(Item) : undefined;
 }
@@ -168,25 +175,27 @@ export async function updateWebhook(
     remove.push('disabled_reason', 'disabled_at', 'failing_since', 'last_error');
   }
   const names = Object.keys(set);
-  const result = await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.webhook(current.webhook_id),
-      UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}${
-        remove.length ? ` REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''
-      }`,
-      ConditionExpression: 'key_id = :key',
-      ExpressionAttributeNames: Object.fromEntries([...names, ...remove].map((name) => [`#${name}`, name])),
-      ExpressionAttributeValues: {
-        ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),
-        ':key': agent.keyId,
-      },
-      ReturnValues: 'ALL_NEW',
-    }),
-  ).catch((error: unknown) => {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw notFound(webhookId);
-    throw error;
-  });
+  const result = await dynamo
+    .send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhook(current.webhook_id),
+        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}${
+          remove.length ? ` REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''
+        }`,
+        ConditionExpression: 'key_id = :key',
+        ExpressionAttributeNames: Object.fromEntries([...names, ...remove].map((name) => [`#${name}`, name])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),
+          ':key': agent.keyId,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    )
+    .catch((error: unknown) => {
+      if ((error as Error).name === 'ConditionalCheckFailedException') throw notFound(webhookId);
+      throw error;
+    });
   return subscriptionItem.fromItem(result.Attributes ?? {});
 }
 
@@ -216,7 +225,10 @@ export async function deleteWebhook(agent: AgentPrincipal, webhookId: string): P
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    ) {
       throw notFound(webhookId);
     }
     throw error;
@@ -258,17 +270,20 @@ export async function rotateWebhookSecret(
 export async function disableWebhooksOfKey(keyId: string, now: Date = new Date()): Promise<number> {
   const owned = await listWebhooks({ kind: 'agent', keyId, name: '', businesses: [], scopes: [] });
   for (const subscription of owned.filter((entry) => entry.enabled)) {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(subscription.webhook_id),
-        UpdateExpression: 'SET enabled = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':false': false, ':reason': 'key_revoked', ':now': now.toISOString() },
-      }),
-    ).catch((error: unknown) => {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    });
+    await dynamo
+      .send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhook(subscription.webhook_id),
+          UpdateExpression:
+            'SET enabled = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':false': false, ':reason': 'key_revoked', ':now': now.toISOString() },
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      });
   }
   return owned.length;
 }

@@ -1,5 +1,5 @@
-import { EVENT_TYPES, type EventType } from '#lib/events/change-event.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
+import { EVENT_TYPES, type EventType } from '#lib/events/change-event.ts';
 import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
 
