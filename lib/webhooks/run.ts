@@ -355,8 +355,8 @@ async function runReplays(
         return 'more';
       }
       const { items, reachedEnd } = await readFeedItems(null, replay.position_seq, FEED_PAGE);
-      const inRange = (item: FeedItem) =>
-        item.event.occurred_at >= replay!.from && item.event.occurred_at <= replay!.to;
+      const { from, to } = replay;
+      const inRange = (item: FeedItem) => item.event.occurred_at >= from && item.event.occurred_at <= to;
       let position = replay.position_seq;
       let finished = reachedEnd && items.length === 0;
       for (const item of items) {
