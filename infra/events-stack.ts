@@ -11,6 +11,7 @@ import { functionName } from './function-name.ts';
 import { NodeFunction } from './node-function.ts';
 import { publishParameter, readParameter } from './parameters.ts';
 import type { ServiceContext } from './service-context.ts';
+import { WebhookDelivery } from './webhook-delivery.ts';
 
 /** The bus every change event is put on: one per stage, named so customers' rules can name it. */
 export const eventBusName = (stage: string): string => `business-platform-${stage}`;
@@ -69,6 +70,7 @@ export class EventsStack extends Stack {
   readonly bus: events.EventBus;
   readonly publisher: NodeFunction;
   readonly deadLetterQueue: sqs.Queue;
+  readonly webhooks: WebhookDelivery;
 
   constructor(scope: Construct, id: string, props: EventsStackProps) {
     super(scope, id, props);
@@ -144,6 +146,8 @@ export class EventsStack extends Stack {
       // Grants the role sqs:SendMessage on the queue.
       onFailure: new SqsDlq(this.deadLetterQueue),
     });
+
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', { stage, bus: this.bus, tableName, tableArn });
 
     publishParameter(this, stage, 'event-bus-name', this.bus.eventBusName);
     publishParameter(this, stage, 'event-bus-arn', this.bus.eventBusArn);
