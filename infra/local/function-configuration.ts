@@ -62,6 +62,8 @@ export const LOCAL_PLATFORM_VARIABLES = [
   'AWS_ENDPOINT_URL_EVENTBRIDGE',
   // Set only by tests: the SSRF guard's loopback exceptions, and shorter access tokens.
   'SAFE_FETCH_ALLOW',
+  // The harness's setting: webhooks may point at a loopback receiver over http.
+  'WEBHOOKS_ALLOW_LOOPBACK_HTTP',
   'OAUTH_ACCESS_TOKEN_SECONDS',
 ] as const;
 

@@ -235,6 +235,9 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
       // production never sets it.
       ...(process.env.SAFE_FETCH_ALLOW ? { SAFE_FETCH_ALLOW: process.env.SAFE_FETCH_ALLOW } : {}),
+      // A receiver on http://127.0.0.1:<port> may subscribe to webhooks locally (lib/webhooks/endpoint.ts);
+      // every other internal address stays refused. AWS never sets it.
+      WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
       // Tests shorten access tokens to see clients refresh them.
       ...(process.env.OAUTH_ACCESS_TOKEN_SECONDS
         ? { OAUTH_ACCESS_TOKEN_SECONDS: process.env.OAUTH_ACCESS_TOKEN_SECONDS }
