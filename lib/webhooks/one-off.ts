@@ -66,12 +66,7 @@ async function attempt(
   subscription: WebhookSubscription,
   input: { message: WebhookMessage; seq: number | null; trigger: DeliveryTrigger; now: Date },
 ): Promise<DeliveryAttempt> {
-  const result = await postMessage(
-    subscription.url,
-    input.message,
-    signingSecrets(subscription, input.now),
-    input.now,
-  );
+  const result = await postMessage(subscription.url, input.message, signingSecrets(subscription, input.now));
   const logged: DeliveryAttempt = {
     delivery_id: uuidv7(),
     webhook_id: subscription.webhook_id,

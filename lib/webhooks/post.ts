@@ -34,7 +34,6 @@ export async function postMessage(
   url: string,
   message: WebhookMessage,
   secrets: readonly string[],
-  now: Date,
 ): Promise<PostResult> {
   const body = messageBody(message);
   const started = performance.now();
@@ -42,7 +41,8 @@ export async function postMessage(
   try {
     const response = await safeFetch(url, {
       method: 'POST',
-      headers: signedHeaders({ id: message.id, body }, secrets, now),
+      // Stamped when sent, on the wall clock: the receiver checks the stamp against its own.
+      headers: signedHeaders({ id: message.id, body }, secrets, new Date()),
       body,
       maxBytes: RESPONSE_READ_BYTES,
       truncate: true,

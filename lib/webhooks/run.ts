@@ -124,7 +124,7 @@ export const messageOf = (item: FeedItem): WebhookMessage => ({
 });
 
 function post(subscription: WebhookSubscription, message: WebhookMessage, now: Date): Promise<PostResult> {
-  return postMessage(subscription.url, message, signingSecrets(subscription, now), now);
+  return postMessage(subscription.url, message, signingSecrets(subscription, now));
 }
 
 async function logAttempt(
@@ -251,7 +251,9 @@ async function takeLease(
         ExpressionAttributeValues: {
           ':owner': owner,
           // On the run's clock (a test's may be days ahead), as long as the run may last and a margin.
-          ':until': new Date(now.getTime() + Math.max(0, deadline - Date.now()) + LEASE_MARGIN_MS).toISOString(),
+          ':until': new Date(
+            now.getTime() + Math.max(0, deadline - Date.now()) + LEASE_MARGIN_MS,
+          ).toISOString(),
           ':true': true,
           ':now': now.toISOString(),
         },
