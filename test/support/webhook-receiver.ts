@@ -8,6 +8,8 @@ import { Webhook } from 'standardwebhooks';
  * receiver sees and verify it with the Standard Webhooks reference library, as a receiver would.
  */
 export interface ReceivedDelivery {
+  /** The request's path: one receiver can stand for several endpoints. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   /** The parsed body: `{type, timestamp, data}`. */
@@ -37,7 +39,13 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ headers: request.headers, body, message: JSON.parse(body), answered: status });
+      received.push({
+        path: request.url ?? '',
+        headers: request.headers,
+        body,
+        message: JSON.parse(body),
+        answered: status,
+      });
       response.statusCode = status;
       response.end(status < 300 ? 'ok' : 'not now');
       for (const wake of waiters.splice(0)) wake();
