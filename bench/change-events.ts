@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
+import { driveAgentWrites, pause } from './agent-writes.ts';
 import { quantile } from './stats.ts';
 
 /**
@@ -67,9 +68,6 @@ export async function measureChangeEvents(
     businesses: businesses.map((business) => business.id),
     scopes: ['read', 'write'],
   });
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const agentUrl = (businessId: string, rest = '') =>
-    `${harness.baseUrl}/api/v1/agent/businesses/${businessId}/faqs${rest}`;
 
   const feedSeen = new Map<string, number>();
   const busSeen = new Map<string, number>();
@@ -122,50 +120,13 @@ export async function measureChangeEvents(
   };
   const watchers = [watchFeed(), watchBus()];
 
-  // One FAQ per business first; then PATCHes and creates, round robin, at the rate.
-  const faqs = await Promise.all(
-    businesses.map(async ({ id }) => {
-      const response = await fetch(agentUrl(id), {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ question: 'Bench?', answer: 'Yes' }),
-      });
-      return ((await response.json()) as { data: { id: string } }).data.id;
-    }),
-  );
-  const total = writesPerSecond * DURATION_S;
-  const started = Date.now();
-  let failedWrites = 0;
-  const refusals = new Map<number, number>();
-  const writes: Promise<void>[] = [];
-  for (let index = 0; index < total; index += 1) {
-    const due = started + (index * 1000) / writesPerSecond;
-    await pause(Math.max(0, due - Date.now()));
-    const business = index % BUSINESSES;
-    const businessId = businesses[business]?.id as string;
-    const request =
-      index % 5 === 0
-        ? fetch(agentUrl(businessId), {
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ question: `Q${index}?`, answer: 'A' }),
-          })
-        : fetch(agentUrl(businessId, `/${faqs[business]}`), {
-            method: 'PATCH',
-            headers,
-            body: JSON.stringify({ answer: `answer ${index}` }),
-          });
-    writes.push(
-      request.then(async (response) => {
-        await response.arrayBuffer();
-        if (!response.ok) {
-          failedWrites += 1;
-          refusals.set(response.status, (refusals.get(response.status) ?? 0) + 1);
-        }
-      }),
-    );
-  }
-  await Promise.all(writes);
+  const load = await driveAgentWrites({
+    baseUrl: harness.baseUrl,
+    key,
+    businessIds: businesses.map(({ id }) => id),
+    writesPerSecond,
+    durationS: DURATION_S,
+  });
 
   // Settle: every Change History entry of the businesses has its event in the feed, or time is up.
   const history = new Set<string>();
@@ -209,14 +170,10 @@ export async function measureChangeEvents(
   });
   return {
     writesPerSecond,
-    writes: total + BUSINESSES,
-    failedWrites,
-    refusals: Object.fromEntries(refusals),
+    ...load,
     feed: summary(latencies(feedSeen)),
     bus: summary(latencies(busSeen)),
     lost: [...history].filter((id) => !feedSeen.has(id)).length,
     duplicated: feedItems - feedSeen.size,
   };
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -44,8 +44,20 @@ import {
 import { costOfMillionCalls, PRICE_NOTE } from './prices.ts';
 import { formatSpread, met } from './stats.ts';
 import { EMULATOR_WARM_UP_ROUNDS, warmDynamoDbLocal } from './warm-emulator.ts';
+import * as webhooks from './webhook-deliveries.ts';
 
-const SECTIONS = ['cold', 'parts', 'agent', 'edits', 'oauth', 'mcp', 'media', 'iam', 'events'] as const;
+const SECTIONS = [
+  'cold',
+  'parts',
+  'agent',
+  'edits',
+  'oauth',
+  'mcp',
+  'media',
+  'iam',
+  'events',
+  'webhooks',
+] as const;
 const COMMAND = {
   name: 'npm run bench',
   usage: `
@@ -353,6 +365,40 @@ try {
     const exact = measured.every((events) => events.lost === 0 && events.duplicated === 0);
     out(
       `\nGoals (p99, every rate): ≤ 2 s to the feed: ${met(worstFeed <= 2000)}; ≤ 3 s to the bus: ${met(worstBus <= 3000)}. Required: 0 lost, 0 duplicated: ${met(exact)}. Lost counts Change History entries of acknowledged or refused writes that committed with no event in the feed.`,
+    );
+  }
+
+  if (runs('webhooks')) {
+    const measured = [];
+    for (const rate of [WRITES_PER_SECOND, SUSTAINED_WRITES_PER_SECOND]) {
+      progress(
+        `bench: webhooks: ${rate} writes a second over ${webhooks.BUSINESSES} businesses for ${webhooks.DURATION_S} s…`,
+      );
+      measured.push(await webhooks.measureWebhookLatency(harness.info, rate));
+    }
+    progress(`bench: webhooks: a receiver down for ${webhooks.OUTAGE_S} s, then back…`);
+    const outage = await webhooks.measureWebhookOutage(harness.info);
+    const ms = (value: number) => `${value.toFixed(0)} ms`;
+    out(
+      `\n## Webhooks\n\nA receiver on a loopback port subscribed through the API to ${webhooks.BUSINESSES} businesses; agent writes over them for ${webhooks.DURATION_S} s (as in the change events' bench). From each event's \`occurred_at\` to the moment its delivery reached the receiver (the publisher, the local bus, the rule's queue, DeliverWebhooks, the POST; docs/webhooks.md):\n`,
+    );
+    out('| writes/s | writes (refused) | delivered | p50 | p99 | lost | duplicated |');
+    out('|---:|---|---:|---:|---:|---:|---:|');
+    for (const row of measured) {
+      const refused = Object.entries(row.load.refusals)
+        .map(([status, count]) => `${count} × ${status}`)
+        .join(', ');
+      out(
+        `| ${row.writesPerSecond} | ${row.load.writes} (${row.load.failedWrites}${refused ? `: ${refused}` : ''}) | ${row.delivered.n} | ${ms(row.delivered.p50)} | ${ms(row.delivered.p99)} | ${row.lost} | ${row.duplicated} |`,
+      );
+    }
+    out(
+      `\nThen the receiver answered 503 for ${webhooks.OUTAGE_S} s while ${webhooks.OUTAGE_WRITES_PER_SECOND} writes a second went on for ${webhooks.OUTAGE_WRITES_S} s (${outage.events} events), then 200 again: every event it had missed arrived ${ms(outage.caughtUpMs)} after it was back (the retry waits: 1 min, then 5 min, ±20 %), after ${outage.refusedAttempts} refused attempts; lost ${outage.lost}; businesses whose events arrived out of feed order: ${outage.outOfOrder}.`,
+    );
+    const worst = Math.max(...measured.map((row) => row.delivered.p99));
+    const exact = [...measured, outage].every((row) => row.lost === 0) && outage.outOfOrder === 0;
+    out(
+      `\nGoal (p99 while the receiver is up, every rate): ≤ 5 s: ${met(worst <= 5000)}. Required: everything delivered after the outage, 0 lost, in order: ${met(exact)}.`,
     );
   }
 
