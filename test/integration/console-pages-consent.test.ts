@@ -180,14 +180,21 @@ describe('console pages: OAuth consent', () => {
 
     const error = page.getByRole('alert');
     await error.waitFor();
-    expect(await error.textContent()).toContain('This consent link is not valid (bad request id).');
+    expect(await error.textContent()).toContain('This link is not valid or has expired.');
+    // Not the API's own wording, and a way back.
+    expect(await error.textContent()).not.toContain('request_id');
+    expect(await error.getByRole('link', { name: 'Back to the console' }).getAttribute('href')).toMatch(
+      /\/$/,
+    );
 
     await page.goto(`${consoleUrl}/oauth/consent?request_id=${randomUUID()}`);
     await error.waitFor();
-    expect(await error.textContent()).toContain('No such request, or another user opened it.');
+    expect(await error.textContent()).toContain(
+      'This link is not valid or has expired (or another user opened it).',
+    );
 
     await page.goto(`${consoleUrl}/oauth/consent`);
     await error.waitFor();
-    expect(await error.textContent()).toContain('This consent link has no request_id.');
+    expect(await error.textContent()).toContain('This link is not valid: it names no request.');
   });
 });

@@ -31,6 +31,7 @@ describe('console pages: sign-in through the authorization code + PKCE adapter',
 
     await page.goto(`${consoleUrl}/`);
     expect(await page.locator('#signed-out').textContent()).toBe('Nobody is signed in in this tab.');
+    expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toBe('Not signed in');
     await page.locator('main').getByRole('link', { name: 'Sign in' }).click();
     await page.waitForURL((url) => url.pathname === DEV_SIGN_IN_PATHS.authorize);
     const authorize = new URL(page.url());
@@ -130,6 +131,9 @@ describe('console pages: platform admin invite', () => {
 
     expect(await success.textContent()).toContain('Invite accepted.');
     expect(await success.textContent()).toContain(email);
+    // In words, not the API's field names.
+    expect(await success.locator('dt').allTextContents()).toContain('Accepted');
+    expect(await success.textContent()).not.toMatch(/accepted_at|invited_at|first_name/);
     const entries = await api('GET', '/api/v1/admin/users', { token: platformAdminToken() });
     expect(entries.body.data.filter((entry: { email: string }) => entry.email === email)).toEqual([
       expect.objectContaining({ kind: 'admin', status: 'active' }),
@@ -158,7 +162,12 @@ describe('console pages: connected assistants', () => {
     expect(shown).toContain('Connected since');
     expect(shown).toContain('Last used');
 
+    // It asks first; Cancel keeps the assistant connected.
     await page.getByRole('button', { name: 'Disconnect Test Assistant' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await grant.count()).toBe(1);
+    await page.getByRole('button', { name: 'Disconnect Test Assistant' }).click();
+    await page.getByRole('button', { name: 'Yes, disconnect Test Assistant' }).click();
     await page.getByRole('status').waitFor();
     expect(await page.getByRole('status').textContent()).toBe(
       'Test Assistant is disconnected: it can no longer act as you.',

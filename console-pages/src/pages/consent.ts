@@ -5,7 +5,7 @@ import { errorBox, formatTime, h, render, showError } from '../dom.ts';
 import { type PageContext, requireSession } from '../page.ts';
 import { scopeItem } from '../scopes.ts';
 import { forgetToken } from '../session.ts';
-import { here, signInPath } from '../site.ts';
+import { here, pagePath, signInPath } from '../site.ts';
 
 /** The consent request as `GET /api/v1/oauth/requests/{id}` answers it. */
 interface ConsentRequest {
@@ -25,21 +25,26 @@ interface ConsentRequest {
 const CONSENT_ERRORS: Record<number, string> = {
   401: 'Your sign-in is missing or has expired.',
   403: 'You are not eligible to approve this request.',
-  404: 'No such request, or another user opened it.',
+  404: 'This link is not valid or has expired (or another user opened it).',
   409: 'This request has already been decided.',
-  410: 'This request has expired. Start again from the assistant.',
-  422: 'This consent link is not valid (bad request id).',
+  410: 'This link has expired. Start again from the assistant.',
+  422: 'This link is not valid or has expired.',
 };
 
+/** Answers that mean the link itself is bad: the API's own wording (`path.request_id: …`) is not shown. */
+const BAD_LINK = new Set([404, 410, 422]);
+
 function showConsentError(box: HTMLElement, status: number, body: unknown): void {
-  const detail = messageOf(body);
+  const detail = BAD_LINK.has(status) ? undefined : messageOf(body);
   const headline = CONSENT_ERRORS[status] ?? (detail || `The service answered ${status}.`);
   if (status === 401) forgetToken();
   showError(
     box,
     headline,
     detail,
-    status === 401 ? { text: 'Sign in again', href: signInPath(here()) } : undefined,
+    status === 401
+      ? { text: 'Sign in again', href: signInPath(here()) }
+      : { text: 'Back to the console', href: pagePath('') },
   );
 }
 
@@ -100,7 +105,10 @@ export async function consentPage(context: PageContext): Promise<void> {
   const requestId = new URLSearchParams(window.location.search).get('request_id');
   if (!requestId) {
     loading.hidden = true;
-    showError(problem, 'This consent link has no request_id.');
+    showError(problem, 'This link is not valid: it names no request.', undefined, {
+      text: 'Back to the console',
+      href: pagePath(''),
+    });
     return;
   }
   const base = `/api/v1/oauth/requests/${encodeURIComponent(requestId)}`;

@@ -21,7 +21,7 @@ interface Grant {
 /** Home: who is signed in, and the assistants connected to their account, each with Disconnect. */
 export function homePage(context: PageContext): void {
   const session = currentSession();
-  const signedIn = h('section', { class: 'card' }, h('h2', {}, 'Signed in'));
+  const signedIn = h('section', { class: 'card' }, h('h2', {}, session ? 'Signed in' : 'Not signed in'));
   if (session) {
     const signOutButton = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
     signOutButton.addEventListener('click', () => signOut(context.config));
@@ -131,8 +131,34 @@ function assistantsSection(context: PageContext, session: Session): HTMLElement 
       { type: 'button', class: 'secondary', 'aria-label': `Disconnect ${name}` },
       'Disconnect',
     );
-    disconnect.addEventListener('click', async () => {
-      disconnect.disabled = true;
+    // Disconnecting cannot be undone (the assistant must be approved again): it asks first, in place.
+    const confirm = h(
+      'button',
+      { type: 'button', class: 'danger', 'aria-label': `Yes, disconnect ${name}` },
+      'Yes, disconnect',
+    );
+    const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+    const question = h(
+      'p',
+      { class: 'confirm', hidden: true },
+      `Disconnect ${name}? It will no longer be able to act as you until you approve it again. `,
+      confirm,
+      ' ',
+      cancel,
+    );
+    disconnect.addEventListener('click', () => {
+      disconnect.hidden = true;
+      question.hidden = false;
+      confirm.focus();
+    });
+    cancel.addEventListener('click', () => {
+      question.hidden = true;
+      disconnect.hidden = false;
+      disconnect.focus();
+    });
+    confirm.addEventListener('click', async () => {
+      confirm.disabled = true;
+      cancel.disabled = true;
       problem.hidden = true;
       status.hidden = true;
       const path = `/api/v1/oauth/grants/${encodeURIComponent(grant.grant_id)}`;
@@ -143,7 +169,8 @@ function assistantsSection(context: PageContext, session: Session): HTMLElement 
           `Could not disconnect ${name}.`,
           messageOf(answer.body) || `The service answered ${answer.status}.`,
         );
-        disconnect.disabled = false;
+        confirm.disabled = false;
+        cancel.disabled = false;
         return;
       }
       status.textContent = `${name} is disconnected: it can no longer act as you.`;
@@ -167,6 +194,7 @@ function assistantsSection(context: PageContext, session: Session): HTMLElement 
         h('dd', {}, formatTime(String(grant.last_used_at))),
       ),
       h('p', { class: 'actions' }, disconnect),
+      question,
     );
   }
 

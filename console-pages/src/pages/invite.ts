@@ -1,5 +1,5 @@
 import { callApi, messageOf } from '../api.ts';
-import { errorBox, h, render, showError } from '../dom.ts';
+import { errorBox, formatTime, h, render, showError } from '../dom.ts';
 import { type PageContext, requireSession } from '../page.ts';
 import { forgetToken } from '../session.ts';
 import { here, signInPath } from '../site.ts';
@@ -50,8 +50,16 @@ export function invitePage(context: PageContext, inviteId: string): void {
     const data = (body as { data?: Record<string, unknown> } | null)?.data;
     if (status === 200 && data) {
       acceptedEmail.textContent = String(data.email);
-      for (const [name, value] of Object.entries(data)) {
-        facts.append(h('dt', {}, name), h('dd', {}, value === null ? '—' : String(value)));
+      const name = [data.first_name, data.last_name].filter(Boolean).join(' ');
+      const shown: [string, string | null][] = [
+        ['Name', name || null],
+        ['Phone', data.phone ? String(data.phone) : null],
+        ['Invited by', data.invited_by ? String(data.invited_by) : null],
+        ['Invited', data.invited_at ? formatTime(String(data.invited_at)) : null],
+        ['Accepted', data.accepted_at ? formatTime(String(data.accepted_at)) : null],
+      ];
+      for (const [label, value] of shown) {
+        if (value !== null) facts.append(h('dt', {}, label), h('dd', {}, value));
       }
       success.hidden = false;
       accept.hidden = true;
