@@ -15,7 +15,13 @@ export default defineConfig({
       {
         extends: true,
         // Synthesizing the CDK app in a hook takes ~10 s alone, more on a busy machine.
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], hookTimeout: 60_000 },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          // Each file's temporary files (CDK's cloud assemblies among them) go with the file.
+          setupFiles: ['test/support/file-temp-dir.ts'],
+          hookTimeout: 60_000,
+        },
       },
       {
         extends: true,
@@ -23,7 +29,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/integration-env.ts'],
+          setupFiles: ['test/support/file-temp-dir.ts', 'test/support/integration-env.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },
