@@ -11,6 +11,15 @@ import { type DevReviewHost, handleReviewHostRequest, isReviewHostPath } from '.
 import { type DevSignIn, isDevSignInPath } from './dev-sign-in.ts';
 import { EVENTS_JSON_PATH, EVENTS_PAGE_PATH, eventsJson, eventsPage } from './events/events-page.ts';
 import { isLocalBusPath, type LocalEventBus } from './events/local-bus.ts';
+import type { LocalEvents } from './events/local-events.ts';
+import {
+  runScheduleRequest,
+  SCHEDULE_RUN_PATH,
+  WEBHOOKS_JSON_PATH,
+  WEBHOOKS_PAGE_PATH,
+  webhooksJson,
+  webhooksPage,
+} from './events/webhooks-page.ts';
 import {
   buildHttpApiEvent,
   MAX_LAMBDA_PAYLOAD_BYTES,
@@ -60,6 +69,8 @@ export interface Gateway {
   functionTimeoutSeconds: number | undefined;
   /** The local EventBridge bus, and the source of the dev console's events page. */
   bus: LocalEventBus;
+  /** The rules, queues and schedules of the templates (the webhooks page, running a schedule now). */
+  events: LocalEvents;
 }
 
 const require = createRequire(import.meta.url);
@@ -110,6 +121,13 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
   if (method === 'GET' && path === EVENTS_JSON_PATH) return eventsJson(gateway.bus.latest());
   if (method === 'GET' && path === EVENTS_PAGE_PATH) {
     return eventsPage(gateway.bus.latest(), gateway.devConsole.headers);
+  }
+  if (method === 'GET' && path === WEBHOOKS_JSON_PATH) return webhooksJson(gateway.events);
+  if (method === 'GET' && path === WEBHOOKS_PAGE_PATH) {
+    return webhooksPage(gateway.events, gateway.devConsole.headers);
+  }
+  if (path === SCHEDULE_RUN_PATH) {
+    return runScheduleRequest({ method, contentType: request.headers['content-type'], body }, gateway.events);
   }
   if (isConsolePath(path)) {
     return handleConsoleRequest(

@@ -7,7 +7,7 @@ import type { IamReport } from './iam/enforcer.ts';
 import { ROOT_DIR } from './paths.ts';
 
 /** What a harness started with --ready-json reports about itself (start.ts prints it). */
-export type HarnessInfo = Omit<RunningHarness, 'stop' | 'iamReport'>;
+export type HarnessInfo = Omit<RunningHarness, 'stop' | 'iamReport' | 'runSchedule' | 'queuesIdle'>;
 
 export interface HarnessProcess {
   info: HarnessInfo;

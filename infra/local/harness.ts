@@ -22,6 +22,8 @@ import {
   startSes,
 } from './emulators.ts';
 import { eventLogLine, LOCAL_BUS_PATH, LocalEventBus } from './events/local-bus.ts';
+import { type LocalEvents, startLocalEvents } from './events/local-events.ts';
+import type { ScheduleRun } from './events/local-schedule.ts';
 import { type StreamConsumers, startStreamConsumers } from './events/stream-consumers.ts';
 import { type Gateway, handle, notReady, send } from './gateway.ts';
 import type { IamReport } from './iam/enforcer.ts';
@@ -67,6 +69,11 @@ export interface HarnessOptions {
    * the current tree's (a test that narrows a route row's permissions).
    */
   templates?: TemplateSet;
+  /**
+   * Every local queue's visibility timeout, in seconds, instead of its template's (the webhook
+   * queue's is 360 s): tests of a failed batch coming back. Also `LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS`.
+   */
+  queueVisibilityTimeoutSeconds?: number;
 }
 
 /** `.local/credentials.json`: everything a script needs to drive the local stack. */
@@ -91,6 +98,10 @@ export interface RunningHarness {
   iam: { templatesCached: boolean; templatesMs: number };
   /** The IAM decisions made so far (calls checked, allowed, refused). */
   iamReport(): IamReport;
+  /** Fire the schedule rules that invoke this function now (SweepWebhooks); resolves to their first attempts. */
+  runSchedule(functionName: string): Promise<ScheduleRun[]>;
+  /** Resolves once the local queues have no visible message and no batch under way. */
+  queuesIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -148,8 +159,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
   });
   const started: RunningEmulator[] = [];
   // The local EventBridge bus (events/local-bus.ts): the terminal's request log names each event.
+  // Each event goes on to the rules of the templates that match it (events/local-events.ts).
+  let localEvents: LocalEvents | undefined;
   const bus = new LocalEventBus((event) => {
     if (options.logRequests) console.log(eventLogLine(event));
+    localEvents?.route(event);
   });
   let streamConsumers: StreamConsumers | undefined;
   const runtimeFile = join(options.stateDir, RUNTIME_FILE);
@@ -159,8 +173,9 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       server.closeAllConnections();
       server.close(() => resolve());
     });
-    // No new batches from here; the one under way ends when its function's worker is stopped.
-    const consumersStopped = streamConsumers?.stop();
+    // No new batches or scheduled runs from here; those under way end when their function's
+    // worker is stopped (messages still in the local queues are lost with them).
+    const consumersStopped = Promise.all([streamConsumers?.stop(), localEvents?.stop()]);
     await stopFunctions();
     await consumersStopped;
     await Promise.allSettled(started.map((emulator) => emulator.stop()));
@@ -300,6 +315,16 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       withParameterExamples(buildOpenApiDocument(routeTable, baseUrl), demoParameterExamples(seed)),
     );
     const jwks = JSON.stringify(issuer.jwks);
+    // The templates' rules, queues and schedules (webhook deliveries and the sweep), before the
+    // gateway takes requests, so that no event reaches the bus before its rules are there.
+    const events = startLocalEvents({
+      templates,
+      rootDir: options.rootDir,
+      ...(options.queueVisibilityTimeoutSeconds === undefined
+        ? {}
+        : { visibilityTimeoutSeconds: options.queueVisibilityTimeoutSeconds }),
+    });
+    localEvents = events;
     gateway = {
       rootDir: options.rootDir,
       docsOpenApi,
@@ -312,6 +337,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       consoleOrigins: consoleOrigins(process.env.CONSOLE_ORIGINS || undefined, env.CONSOLE_URL ?? baseUrl),
       functionTimeoutSeconds: options.functionTimeoutSeconds,
       bus,
+      events,
     };
     // The table's stream, read as Lambda reads it for each event source mapping in the templates,
     // once the gateway takes requests (the publisher puts its events on the bus through it).
@@ -333,6 +359,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       stateDir: options.stateDir,
       iam: { templatesCached, templatesMs: Math.round(templatesMs) },
       iamReport: () => functions.enforcer.report(),
+      runSchedule: (functionName) => events.runSchedule(functionName),
+      queuesIdle: () => events.idle(),
       stop,
     };
   } catch (error) {

@@ -10,6 +10,7 @@ import { parseCommandLine, usageError } from '../command-line.ts';
 import { localConsoleUrl } from './dev-console.ts';
 import { REVIEW_HOST_PATH } from './dev-review-host.ts';
 import { HarnessStartError } from './emulators.ts';
+import { WEBHOOKS_PAGE_PATH } from './events/webhooks-page.ts';
 import { type RunningHarness, startHarness } from './harness.ts';
 import { describeIamReport } from './iam/enforcer.ts';
 import { ROOT_DIR, STATE_DIR } from './paths.ts';
@@ -44,6 +45,12 @@ const { values } = parseCommandLine(COMMAND, {
 const port = Number(values.port);
 if (!/^\d+$/.test(values.port) || port > 65535)
   usageError(COMMAND, `--port must be a port number (0 to 65535), got '${values.port}'`);
+const visibilityTimeout = process.env.LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS;
+if (visibilityTimeout !== undefined && !/^\d+(\.\d+)?$/.test(visibilityTimeout))
+  usageError(
+    COMMAND,
+    `LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS must be a number of seconds, got '${visibilityTimeout}'`,
+  );
 const stateDir = values.ephemeral ? mkdtempSync(join(tmpdir(), 'bps-harness-')) : STATE_DIR;
 
 let harness: RunningHarness | undefined;
@@ -72,6 +79,8 @@ try {
     ephemeral: values.ephemeral,
     logRequests: !values['ready-json'],
     rootDir: ROOT_DIR,
+    // Local queues' messages come back after this many seconds instead of their template's (tests).
+    ...(visibilityTimeout === undefined ? {} : { queueVisibilityTimeoutSeconds: Number(visibilityTimeout) }),
   });
 } catch (error) {
   console.error(`error: ${error instanceof HarnessStartError ? error.message : (error as Error).stack}`);
@@ -92,6 +101,7 @@ Business Platform Service is running at ${baseUrl}
   Console pages   ${localConsoleUrl(baseUrl)}/   (sign-in, connected assistants; where invite and consent links lead)
   Review view     ${baseUrl}${REVIEW_HOST_PATH}   (the MCP App view of a changeset, hosted here without an assistant)
   Sent e-mails    ${credentials.ses_web_url}
+  Webhooks        ${baseUrl}${WEBHOOKS_PAGE_PATH}   (delivery attempts; the events on the bus: ${baseUrl}/console/dev/events)
   Credentials     ${credentialsFile}
   Data            ${stateDir}   (npm run reset wipes it)
   IAM             every AWS call is checked against its function's role in the synthesized templates
@@ -102,6 +112,10 @@ Try it (bash):
   curl -s -X PUT ${schedule} -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"frequency_type":"daily"}'
   curl -s ${schedule} -H "authorization: Bearer $TOKEN"
   curl -s -X DELETE -o /dev/null -w '%{http_code}\\n' ${schedule} -H "authorization: Bearer $TOKEN"
+
+Receive webhooks (any server on http://127.0.0.1; the answer shows its signing secret once):
+  KEY=$(node -p "require('${credentialsFile}').agent_key")
+  curl -s -X POST ${baseUrl}/api/v1/agent/webhooks -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"http://127.0.0.1:4000/webhooks"}'
 
 Mint a token for anyone: npm run token -- --email someone@example.com
 Press Ctrl-C to stop.`);

@@ -1,5 +1,7 @@
 import type { HttpResponse } from '../lambda-runner.ts';
+import { escapeHtml } from './html.ts';
 import type { BusEvent } from './local-bus.ts';
+import { WEBHOOKS_PAGE_PATH } from './webhooks-page.ts';
 
 /**
  * The dev console's page of the latest events the local bus received (newest first), and the
@@ -45,7 +47,7 @@ export function eventsPage(events: readonly BusEvent[], headers: Record<string, 
 <title>Events (local bus)</title></head>
 <body>
 <h1>Events on the local bus</h1>
-<p>The latest ${events.length} event(s) the publisher put on the local EventBridge bus, newest first; this page reloads every ${RELOAD_SECONDS} s (<a href="${EVENTS_PAGE_PATH}">reload now</a>, <a href="${EVENTS_JSON_PATH}">as JSON</a>).</p>
+<p>The latest ${events.length} event(s) the publisher put on the local EventBridge bus, newest first; this page reloads every ${RELOAD_SECONDS} s (<a href="${EVENTS_PAGE_PATH}">reload now</a>, <a href="${EVENTS_JSON_PATH}">as JSON</a>). Their webhook deliveries: <a href="${WEBHOOKS_PAGE_PATH}">${WEBHOOKS_PAGE_PATH}</a>.</p>
 ${
   rows.length === 0
     ? '<p>No events yet: change a record (the API docs page, or a curl line from the terminal) and reload.</p>'
@@ -63,13 +65,4 @@ ${rows.join('\n')}
     headers: { ...headers, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
     body: Buffer.from(html),
   };
-}
-
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
