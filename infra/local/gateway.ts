@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { apiSurfaces, consolePreflightHeaders, consoleResponseHeaders } from '#lib/http/cors.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
+import { baseIndex } from './base-index.ts';
 import { type DevConsole, handleConsoleRequest, isConsolePath } from './dev-console.ts';
 import { ISSUER_PATH, LOCAL_ISSUER } from './dev-issuer.ts';
 import { type DevReviewHost, handleReviewHostRequest, isReviewHostPath } from './dev-review-host.ts';
@@ -148,6 +149,7 @@ export async function handle(request: IncomingMessage, gateway: Gateway): Promis
       );
     }
     if (path === '/health') return json('{"status":"ok"}');
+    if (path === '/') return baseIndex(gateway.baseUrl);
     if (path === '/docs' || path === '/docs/') {
       return {
         statusCode: 200,

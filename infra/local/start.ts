@@ -109,12 +109,13 @@ Business Platform Service is running at ${baseUrl}
 
 Try it (bash):
   TOKEN=$(node -p "require('${credentialsFile}').businesses[0].tokens.owner")
+  KEY=$(node -p "require('${credentialsFile}').agent_key")
   curl -s -X PUT ${schedule} -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"frequency_type":"daily"}'
   curl -s ${schedule} -H "authorization: Bearer $TOKEN"
   curl -s -X DELETE -o /dev/null -w '%{http_code}\\n' ${schedule} -H "authorization: Bearer $TOKEN"
+  curl -s ${baseUrl}/api/v1/agent/businesses/${business?.id}/faqs -H "authorization: Bearer $KEY"   # the agent API
 
 Receive webhooks (any server on http://127.0.0.1; the answer shows its signing secret once):
-  KEY=$(node -p "require('${credentialsFile}').agent_key")
   curl -s -X POST ${baseUrl}/api/v1/agent/webhooks -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"http://127.0.0.1:4000/webhooks"}'
 
 Mint a token for anyone: npm run token -- --email someone@example.com

@@ -238,6 +238,14 @@ describe('local harness', () => {
     expect(tooLarge.status).toBe(413);
     await tooLarge.text();
     expect((await fetch(`${harness.baseUrl}/health`)).status).toBe(200);
+    // The base URL itself says where everything is, rather than a 404.
+    const index = await fetch(`${harness.baseUrl}/`);
+    expect(index.status).toBe(200);
+    expect(await index.json()).toMatchObject({
+      docs: `${harness.baseUrl}/docs`,
+      openapi: `${harness.baseUrl}/openapi.json`,
+      console: expect.stringContaining(harness.baseUrl),
+    });
   });
 
   it('gives every request its own request id', async () => {
