@@ -310,8 +310,9 @@ describe('the dashboard of a stage with a long name', () => {
           resource.Type === 'AWS::Lambda::Function' &&
           resource.Properties?.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'business-platform',
       );
-      // Every route's function, the three Cognito triggers, the key set's fetch and the publisher.
-      expect(ours).toHaveLength(routeTable.length + 5);
+      // Every route's function, the three Cognito triggers, the key set's fetch, the publisher and
+      // the two webhook delivery functions.
+      expect(ours).toHaveLength(routeTable.length + 7);
       const names: string[] = ours.map((fn) => fn.Properties?.FunctionName);
       for (const name of names) {
         expect(name).toMatch(/^bp-staging-eu-central-1-[A-Za-z]+$/);
