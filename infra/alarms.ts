@@ -3,7 +3,12 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { functionSignalMetric, type SurfaceName, surfaceStatusMetric } from './log-signals.ts';
+import {
+  functionSignalMetric,
+  type SurfaceName,
+  surfaceStatusMetric,
+  WEBHOOK_DELIVERY_SIGNAL,
+} from './log-signals.ts';
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -28,6 +33,16 @@ export const LAMBDA_THROTTLES_THRESHOLD = 10;
 export const EVENTS_ITERATOR_AGE_MS = 60_000;
 /** Failed invocations of the publisher in 15 minutes (a crash, a refused call), as for the triggers. */
 export const EVENTS_PUBLISHER_ERRORS_THRESHOLD = 3;
+/**
+ * Failed webhook deliveries in 15 minutes, all subscriptions together. One endpoint that is down
+ * fails at most about 3 times in 15 minutes (its first attempt, then retries after 1 and 5
+ * minutes: lib/webhooks/backoff.ts; new events do not retry it sooner), and an agent's endpoint
+ * being down is the agent's to fix: 10 is several endpoints failing at once, which looks like
+ * ours (outbound network, DNS, signing) or a receiver many agents share.
+ */
+export const WEBHOOK_FAILURES_THRESHOLD = 10;
+/** Failed invocations of DeliverWebhooks or SweepWebhooks in 15 minutes, as for the publisher. */
+export const WEBHOOK_FUNCTION_ERRORS_THRESHOLD = 3;
 /** The stage's bounces and complaints as a percentage of its sends in a day… */
 export const MAIL_PROBLEM_PERCENT_THRESHOLD = 5;
 /** …once it sent this many (fewer, and one mistyped address would page). */
@@ -65,7 +80,8 @@ const TRIGGER_EFFECT: Record<TriggerName, string> = {
  * first, and all notify one SNS topic (created in the API stack, found through its SSM
  * parameter). Thresholds and periods are set so that one stray error does not page. An error of a
  * function behind API Gateway is a 5xx of its API and counted there; only functions invoked
- * otherwise (the Cognito triggers, the change-event publisher) have alarms of their own.
+ * otherwise (the Cognito triggers, the change-event publisher, the webhook deliveries) have alarms
+ * of their own.
  */
 export class ServiceAlarms extends Construct {
   private readonly action: actions.SnsAction;
@@ -284,6 +300,90 @@ export class ServiceAlarms extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     return [this.add(iteratorAge), this.add(deadLetters), this.add(errors)];
+  }
+
+  /**
+   * Webhook deliveries (infra/webhook-delivery.ts, docs/webhooks-operations.md), which no API
+   * sees: deliveries failing across subscriptions, a subscription disabled, an events-queue message
+   * given up on, and either delivery function failing.
+   */
+  watchWebhooks(
+    stage: string,
+    webhooks: { delivererFunctionName: string; sweeperFunctionName: string; deadLetterQueueName: string },
+  ): cloudwatch.Alarm[] {
+    const quarter = Duration.minutes(15);
+    const outcome = (value: string) =>
+      functionSignalMetric(stage, WEBHOOK_DELIVERY_SIGNAL.metricName, { Outcome: value }, quarter);
+    const failing = outcome('failed').createAlarm(this, 'WebhookDeliveriesFailing', {
+      alarmDescription:
+        `Webhooks: ${WEBHOOK_FAILURES_THRESHOLD} or more deliveries failed in 15 minutes, across subscriptions (one endpoint down fails about 3 times in that time, and is its owner's to fix). ` +
+        'First look: the DeliverWebhooks and SweepWebhooks log groups, lines webhook_delivery=failed: one webhook_id or many? which status_code (none: DNS, connection, timeout)? Failed deliveries are retried from the feed; nothing is lost.',
+      threshold: WEBHOOK_FAILURES_THRESHOLD,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const disabled = outcome('disabled').createAlarm(this, 'WebhookSubscriptionsDisabled', {
+      alarmDescription:
+        'Webhooks: a subscription was disabled: its endpoint failed for 3 days or answered 410 Gone (reason failing, gone), or its agent key was revoked (key_revoked). Its agent gets nothing more until it is re-enabled. ' +
+        "First look: the line webhook_delivery=disabled in the DeliverWebhooks or SweepWebhooks log group (webhook_id, reason); for failing or gone, tell the agent's owner.",
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const deadLetters = new cloudwatch.Metric({
+      namespace: 'AWS/SQS',
+      metricName: 'ApproximateNumberOfMessagesVisible',
+      dimensionsMap: { QueueName: webhooks.deadLetterQueueName },
+      period: FIVE_MINUTES,
+      statistic: 'Maximum',
+    }).createAlarm(this, 'WebhookDeadLetters', {
+      alarmDescription:
+        'Webhooks: an events-queue message was received 5 times and no delivery run could be made for it (the table failed), so it went to the webhook dead-letter queue. Subscriptions it would have woken catch up at their next event or retry. ' +
+        "First look: DeliverWebhooks' log group (level ERROR, 'webhook delivery run failed') and the table's alarms; once fixed, move the messages back (aws sqs start-message-move-task, docs/webhooks-operations.md).",
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const errors = (id: string, label: string, functionName: string, effect: string) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Errors',
+        dimensionsMap: { FunctionName: functionName },
+        period: quarter,
+        statistic: 'Sum',
+      }).createAlarm(this, id, {
+        alarmDescription:
+          `Webhooks: ${WEBHOOK_FUNCTION_ERRORS_THRESHOLD} or more failed invocations of ${label} in 15 minutes (it threw, timed out or was refused a call); ${effect}. ` +
+          `First look: ${label}'s log group (level ERROR), then the table's alarms.`,
+        threshold: WEBHOOK_FUNCTION_ERRORS_THRESHOLD,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    return [
+      this.add(failing),
+      this.add(disabled),
+      this.add(deadLetters),
+      this.add(
+        errors(
+          'WebhookDelivererErrors',
+          'DeliverWebhooks',
+          webhooks.delivererFunctionName,
+          'new events wait in the queue and are retried, then dead-lettered',
+        ),
+      ),
+      this.add(
+        errors(
+          'WebhookSweeperErrors',
+          'SweepWebhooks',
+          webhooks.sweeperFunctionName,
+          'retries, replays and long catch-ups wait for a sweep that works',
+        ),
+      ),
+    ];
   }
 
   /** Throttled invocations anywhere in the account's region: concurrency is exhausted. */

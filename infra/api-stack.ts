@@ -193,12 +193,21 @@ export class StagesStack extends Stack {
       deadLetterQueueName: readParameter(this, context.stage, 'events-dead-letter-queue-name'),
     };
     alarms.watchEventPublisher(events.publisherFunctionName, events.deadLetterQueueName);
+    // The webhook deliveries (infra/webhook-delivery.ts), in the events stack too.
+    const webhooks = {
+      delivererFunctionName: readParameter(this, context.stage, 'webhook-deliverer-function-name'),
+      sweeperFunctionName: readParameter(this, context.stage, 'webhook-sweeper-function-name'),
+      queueName: readParameter(this, context.stage, 'webhook-queue-name'),
+      deadLetterQueueName: readParameter(this, context.stage, 'webhook-dead-letter-queue-name'),
+    };
+    alarms.watchWebhooks(context.stage, webhooks);
     new ServiceDashboard(this, 'Dashboard', {
       stage: context.stage,
       apiIds,
       tableName,
       triggers,
       events,
+      webhooks,
       alarms: alarms.alarms,
     });
   }

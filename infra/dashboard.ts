@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { TriggerName } from './alarms.ts';
 import { functionNamePrefix } from './function-name.ts';
-import { metricNamespace, SURFACES, surfaceStatusMetric } from './log-signals.ts';
+import { metricNamespace, SURFACES, surfaceStatusMetric, WEBHOOK_DELIVERY_SIGNAL } from './log-signals.ts';
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';
 
 const PERIOD = Duration.minutes(5);
@@ -18,6 +18,13 @@ export interface ServiceDashboardProps {
   triggers: Partial<Record<TriggerName, string>>;
   /** The change-event publisher's function and its dead-letter queue (infra/events-stack.ts). */
   events: { publisherFunctionName: string; deadLetterQueueName: string };
+  /** The webhook delivery functions and their queues (infra/webhook-delivery.ts). */
+  webhooks: {
+    delivererFunctionName: string;
+    sweeperFunctionName: string;
+    queueName: string;
+    deadLetterQueueName: string;
+  };
   alarms: cloudwatch.IAlarm[];
 }
 
@@ -47,7 +54,7 @@ const byDimension = (stage: string, metricName: string, dimension: string, label
  * One CloudWatch dashboard of the stage, read top to bottom: the APIs (requests, errors, latency),
  * who is refused and why 503s happen, the functions doing the most and taking longest, the table,
  * the Cognito triggers, mail, what the service does (OAuth, changesets), the change-event publisher,
- * and every alarm's state.
+ * the webhook deliveries, and every alarm's state.
  */
 export class ServiceDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -97,6 +104,16 @@ export class ServiceDashboard extends Construct {
       });
 
     const publisher = props.events.publisherFunctionName;
+    const { webhooks } = props;
+    const queue = (metricName: string, queueName: string, statistic: string, label: string) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/SQS',
+        metricName,
+        dimensionsMap: { QueueName: queueName },
+        period: PERIOD,
+        statistic,
+        label,
+      });
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `BusinessPlatform-${stage}`,
@@ -181,15 +198,47 @@ export class ServiceDashboard extends Construct {
             lambda('IteratorAge', publisher, 'Iterator age').with({ statistic: 'Maximum' }),
           ]),
           graph('Change events: dead-letter queue (messages)', [
-            new cloudwatch.Metric({
-              namespace: 'AWS/SQS',
-              metricName: 'ApproximateNumberOfMessagesVisible',
-              dimensionsMap: { QueueName: props.events.deadLetterQueueName },
-              period: PERIOD,
-              statistic: 'Maximum',
-              label: 'Messages visible',
-            }),
+            queue(
+              'ApproximateNumberOfMessagesVisible',
+              props.events.deadLetterQueueName,
+              'Maximum',
+              'Messages visible',
+            ),
           ]),
+        ],
+        [
+          graph('Webhooks: deliveries by outcome', [
+            byDimension(
+              stage,
+              WEBHOOK_DELIVERY_SIGNAL.metricName,
+              WEBHOOK_DELIVERY_SIGNAL.dimension,
+              'Deliveries',
+            ),
+          ]),
+          graph(
+            'Webhooks: delivery and sweep invocations and errors',
+            [
+              lambda('Invocations', webhooks.delivererFunctionName, 'DeliverWebhooks invocations'),
+              lambda('Invocations', webhooks.sweeperFunctionName, 'SweepWebhooks invocations'),
+            ],
+            [
+              lambda('Errors', webhooks.delivererFunctionName, 'DeliverWebhooks errors'),
+              lambda('Errors', webhooks.sweeperFunctionName, 'SweepWebhooks errors'),
+            ],
+          ),
+          graph(
+            'Webhooks: events queue and dead letters (messages; oldest, s)',
+            [
+              queue('ApproximateNumberOfMessagesVisible', webhooks.queueName, 'Maximum', 'Queued'),
+              queue(
+                'ApproximateNumberOfMessagesVisible',
+                webhooks.deadLetterQueueName,
+                'Maximum',
+                'Dead letters',
+              ),
+            ],
+            [queue('ApproximateAgeOfOldestMessage', webhooks.queueName, 'Maximum', 'Oldest queued (s)')],
+          ),
         ],
         [
           new cloudwatch.AlarmStatusWidget({

@@ -57,7 +57,8 @@ export interface EventsStackProps extends StackProps {
  * Change events on AWS (docs/deploy.md, 'Change events on the bus'): the EventBridge bus
  * `business-platform-<stage>` with its archive, and the publisher: a function on the table's
  * stream that writes each new Change History or outbox entry's event to the feed and puts it on
- * the bus, with its dead-letter queue.
+ * the bus, with its dead-letter queue; and the webhook deliveries (infra/webhook-delivery.ts,
+ * docs/webhooks-operations.md), which the bus's events start.
  *
  * A stack of its own rather than part of the stateful stack: the publisher is code, deployed with
  * every release, and the stateful stack holds what must outlive deployments (retained, deletion
@@ -154,6 +155,16 @@ export class EventsStack extends Stack {
     // The stages stack alarms on these and shows them on the dashboard.
     publishParameter(this, stage, 'events-publisher-function-name', this.publisher.function.functionName);
     publishParameter(this, stage, 'events-dead-letter-queue-name', this.deadLetterQueue.queueName);
+    const { webhooks } = this;
+    publishParameter(
+      this,
+      stage,
+      'webhook-deliverer-function-name',
+      webhooks.deliverer.function.functionName,
+    );
+    publishParameter(this, stage, 'webhook-sweeper-function-name', webhooks.sweeper.function.functionName);
+    publishParameter(this, stage, 'webhook-queue-name', webhooks.queue.queueName);
+    publishParameter(this, stage, 'webhook-dead-letter-queue-name', webhooks.deadLetterQueue.queueName);
     new CfnOutput(this, 'EventBusName', {
       value: this.bus.eventBusName,
       description: 'Change events: add rules on this bus',

@@ -14,11 +14,14 @@ export const metricNamespace = (stage: string) => `BusinessPlatform/${stage}`;
  * write such a line, all publishing to one metric of the namespace; its dimension is the line's
  * field (a handful of values, so a handful of custom metrics).
  */
-export interface FunctionSignal {
+export interface LogSignal {
   metricName: string;
   /** The log field that marks the line; its value becomes the dimension. */
   field: string;
   dimension: string;
+}
+
+export interface FunctionSignal extends LogSignal {
   /** Which route functions can write the line. */
   writtenBy: (route: RouteDefinition) => boolean;
 }
@@ -53,6 +56,34 @@ export const FUNCTION_SIGNALS: readonly FunctionSignal[] = [
   },
 ];
 
+/**
+ * Webhook deliveries by outcome (`delivered`, `failed`, `disabled`: the subscription was disabled),
+ * from the log lines of the two functions that run them (infra/webhook-delivery.ts), not a route's.
+ */
+export const WEBHOOK_DELIVERY_SIGNAL: LogSignal = {
+  metricName: 'WebhookDeliveries',
+  field: SIGNAL_FIELDS.webhookDelivery,
+  dimension: 'Outcome',
+};
+
+/** One signal's metric filter on one log group. */
+export function addLogSignal(
+  scope: Construct,
+  id: string,
+  logGroup: logs.ILogGroup,
+  signal: LogSignal,
+  stage: string,
+): void {
+  new logs.MetricFilter(scope, `${id}${signal.metricName}Filter`, {
+    logGroup,
+    metricNamespace: metricNamespace(stage),
+    metricName: signal.metricName,
+    filterPattern: logs.FilterPattern.exists(`$.${signal.field}`),
+    metricValue: '1',
+    dimensions: { [signal.dimension]: `$.${signal.field}` },
+  });
+}
+
 /** The metric filters of one route's function log group. */
 export function addFunctionSignals(
   scope: Construct,
@@ -62,14 +93,7 @@ export function addFunctionSignals(
   stage: string,
 ): void {
   for (const signal of FUNCTION_SIGNALS.filter((candidate) => candidate.writtenBy(route))) {
-    new logs.MetricFilter(scope, `${id}${signal.metricName}Filter`, {
-      logGroup,
-      metricNamespace: metricNamespace(stage),
-      metricName: signal.metricName,
-      filterPattern: logs.FilterPattern.exists(`$.${signal.field}`),
-      metricValue: '1',
-      dimensions: { [signal.dimension]: `$.${signal.field}` },
-    });
+    addLogSignal(scope, id, logGroup, signal, stage);
   }
 }
 

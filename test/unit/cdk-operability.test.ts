@@ -148,6 +148,11 @@ describe('operability: signals, alarms, dashboard', () => {
         'AlarmsEventsIteratorAge',
         'AlarmsEventsDeadLetters',
         'AlarmsEventsPublisherErrors',
+        'AlarmsWebhookDeliveriesFailing',
+        'AlarmsWebhookSubscriptionsDisabled',
+        'AlarmsWebhookDeadLetters',
+        'AlarmsWebhookDelivererErrors',
+        'AlarmsWebhookSweeperErrors',
       ].sort(),
     );
     for (const alarm of alarms) {
@@ -173,8 +178,14 @@ describe('operability: signals, alarms, dashboard', () => {
     expect(new Set(metricNames('AlarmsTableSystemErrors'))).toEqual(new Set(['SystemErrors']));
     expect(metricNames('AlarmsMailBounceAndComplaintRate')).toEqual(['Bounce', 'Complaint', 'Send']);
     // No alarm pages on a single error in a single period; but one dead-lettered stream record is
-    // an event lost to the feed and the bus, after 10 retries or a day of them.
-    const onFirst = (id: string) => id.startsWith('AlarmsSes') || id.startsWith('AlarmsEventsDeadLetters');
+    // an event lost to the feed and the bus, after 10 retries or a day of them; one dead-lettered
+    // webhook queue message, 5 receipts with the table failing; and one disabled subscription,
+    // 3 days of failures (or a 410, or a revoked key) that stop an agent's deliveries.
+    const onFirst = (id: string) =>
+      id.startsWith('AlarmsSes') ||
+      id.startsWith('AlarmsEventsDeadLetters') ||
+      id.startsWith('AlarmsWebhookDeadLetters') ||
+      id.startsWith('AlarmsWebhookSubscriptionsDisabled');
     for (const alarm of alarms.filter((candidate) => !onFirst(candidate.id))) {
       expect(alarm.Threshold * alarm.EvaluationPeriods, alarm.id).toBeGreaterThanOrEqual(2);
     }
@@ -310,8 +321,9 @@ describe('the dashboard of a stage with a long name', () => {
           resource.Type === 'AWS::Lambda::Function' &&
           resource.Properties?.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'business-platform',
       );
-      // Every route's function, the three Cognito triggers, the key set's fetch and the publisher.
-      expect(ours).toHaveLength(routeTable.length + 5);
+      // Every route's function, the three Cognito triggers, the key set's fetch, the publisher and
+      // the two webhook delivery functions.
+      expect(ours).toHaveLength(routeTable.length + 7);
       const names: string[] = ours.map((fn) => fn.Properties?.FunctionName);
       for (const name of names) {
         expect(name).toMatch(/^bp-staging-eu-central-1-[A-Za-z]+$/);
