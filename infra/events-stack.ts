@@ -54,7 +54,7 @@ export interface EventsStackProps extends StackProps {
 }
 
 /**
- * Change events on AWS (docs/deploy.md, 'Change events on the bus'): the EventBridge bus
+ * Change events on AWS (docs/deploy-watching.md, 'Change events on the bus'): the EventBridge bus
  * `business-platform-<stage>` with its archive, and the publisher: a function on the table's
  * stream that writes each new Change History or outbox entry's event to the feed and puts it on
  * the bus, with its dead-letter queue; and the webhook deliveries (infra/webhook-delivery.ts,
@@ -99,7 +99,7 @@ export class EventsStack extends Stack {
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
-        "This queue is the dead-letter destination of the publisher's stream mapping; an operator reads it (docs/deploy.md), nothing consumes it.",
+        "This queue is the dead-letter destination of the publisher's stream mapping; an operator reads it (docs/deploy-watching.md), nothing consumes it.",
     });
 
     this.publisher = new NodeFunction(this, 'Publisher', {
