@@ -1,8 +1,9 @@
 import { agentAuth } from '#lib/auth/agent-keys.ts';
 import { httpHandler } from '#lib/http/pipeline.ts';
 import { webhookRoutes } from '#lib/routes/webhooks.ts';
-import { assertMayUseWebhooks, deliveriesBefore, deliveriesCursor } from '#lib/webhooks/api.ts';
+import { assertMayUseWebhooks } from '#lib/webhooks/api.ts';
 import { listDeliveries } from '#lib/webhooks/deliveries.ts';
+import { deliveriesBefore, deliveriesCursor } from '#lib/webhooks/deliveries-cursor.ts';
 import { deliveryView } from '#lib/webhooks/delivery-view.ts';
 import { getWebhook } from '#lib/webhooks/store.ts';
 

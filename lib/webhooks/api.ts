@@ -1,12 +1,11 @@
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
-import { decodeCursor, encodeCursor } from '#lib/db/cursor.ts';
 import { ForbiddenError, ValidationError } from '#lib/http/errors.ts';
-import * as z from '#lib/validation/zod.ts';
 import { type WebhookSubscription, webhookView } from '#lib/webhooks/subscription.ts';
 
 /**
  * What the webhook operations (functions/webhooks/) share: who may call them, how a secret is
- * shown, how the deliveries list pages and what range a replay may ask for.
+ * shown and what range a replay may ask for (the deliveries list's cursor is in
+ * deliveries-cursor.ts: only that function reads the cursor keys).
  */
 
 /**
@@ -23,17 +22,6 @@ export const viewWithSecret = (subscription: WebhookSubscription, secret: string
   ...webhookView(subscription),
   secret,
 });
-
-/** A deliveries cursor: the last attempt of the page, signed and bound to its webhook. */
-const binding = (webhookId: string) => ['webhook-deliveries', webhookId] as const;
-const CursorKey = z.strictObject({ delivery_id: z.uuid() });
-
-export const deliveriesCursor = (webhookId: string, lastDeliveryId: string | null) =>
-  encodeCursor(binding(webhookId), lastDeliveryId ? { delivery_id: lastDeliveryId } : undefined);
-
-export async function deliveriesBefore(webhookId: string, cursor: string | undefined) {
-  return (await decodeCursor(cursor, binding(webhookId), CursorKey))?.delivery_id;
-}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A replay's `to` may be this far ahead of the service's clock (the caller's clock may run ahead). */
