@@ -290,6 +290,55 @@ const stagedIn = async (stack: Stack, ids: Ids) =>
   named({ changeset_id: (await stageChangeset(stack, shared(ids, SHARED.session))).id });
 const askingConsent = async (stack: Stack) => named({ request_id: (await consentRequest(stack)).requestId });
 
+/**
+ * A webhook of the stack's agent key, to a loopback port nothing listens on (the local harness lets
+ * webhooks reach loopback over http), and one delivery of it (its test ping, failed): made once per
+ * stack, shared by the webhook routes that do not use it up.
+ */
+const sampleWebhookUrl = () => `http://127.0.0.1:9/bench-webhook`;
+
+async function createSampleWebhook(stack: Stack): Promise<string> {
+  const made = await expectData<{ id: string }>(
+    'creating a webhook',
+    201,
+    send(stack, 'POST', '/api/v1/agent/webhooks', stack.credentials.agent_key, {
+      url: sampleWebhookUrl(),
+      description: 'Bench sample',
+    }),
+  );
+  return made.id;
+}
+
+const sharedWebhook = oncePerStack(async (stack) => {
+  const webhookId = await createSampleWebhook(stack);
+  const ping = await expectData<{ id: string }>(
+    'pinging a webhook',
+    200,
+    send(stack, 'POST', `/api/v1/agent/webhooks/${webhookId}/test`, stack.credentials.agent_key),
+  );
+  return { webhook_id: webhookId, delivery_id: ping.id };
+});
+
+/** Room for one more webhook of the stack's key (10 at most): every other one but the shared one goes. */
+async function roomForWebhook(stack: Stack): Promise<RouteSample> {
+  const { webhook_id } = await sharedWebhook(stack);
+  const key = stack.credentials.agent_key;
+  const listed = await expectData<{ id: string }[]>(
+    'listing webhooks',
+    200,
+    send(stack, 'GET', '/api/v1/agent/webhooks', key),
+  );
+  for (const webhook of listed.filter((candidate) => candidate.id !== webhook_id)) {
+    await send(stack, 'DELETE', `/api/v1/agent/webhooks/${webhook.id}`, key);
+  }
+  return { bodyFields: { url: sampleWebhookUrl() } };
+}
+
+const onSharedWebhook: RouteFixture = {
+  perRequest: false,
+  make: async (stack) => named({ webhook_id: (await sharedWebhook(stack)).webhook_id }),
+};
+
 /** By operation: the fixture its sample request names. */
 export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   getEditSession: { perRequest: false, make: async (_stack, ids) => inSession(ids) },
@@ -335,4 +384,29 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   denyConsentRequest: { perRequest: true, make: askingConsent },
   issueOAuthToken: { perRequest: true, make: async (stack) => ({ bodyFields: await codeExchange(stack) }) },
   endOAuthGrant: { perRequest: true, make: async (stack) => named({ grant_id: await ownersGrant(stack) }) },
+  createWebhook: { perRequest: true, make: roomForWebhook },
+  getWebhook: onSharedWebhook,
+  updateWebhook: onSharedWebhook,
+  rotateWebhookSecret: onSharedWebhook,
+  testWebhook: onSharedWebhook,
+  listWebhookDeliveries: onSharedWebhook,
+  retryWebhookDelivery: { perRequest: false, make: async (stack) => named(await sharedWebhook(stack)) },
+  // A replay may reach back 30 days only: the last hour.
+  replayWebhook: {
+    perRequest: false,
+    make: async (stack) => ({
+      ...named({ webhook_id: (await sharedWebhook(stack)).webhook_id }),
+      bodyFields: {
+        from: new Date(Date.now() - 3_600_000).toISOString(),
+        to: new Date().toISOString(),
+      },
+    }),
+  },
+  deleteWebhook: {
+    perRequest: true,
+    make: async (stack) => {
+      await roomForWebhook(stack);
+      return named({ webhook_id: await createSampleWebhook(stack) });
+    },
+  },
 };

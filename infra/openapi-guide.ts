@@ -28,6 +28,11 @@ export const AREA_GUIDES: { name: string; description: string }[] = [
       "The change events feed: every committed change to a business's information, once each, in one order, for agents that follow changes instead of polling the lists. A business's feed, or one feed of every business an agent key may read. Credential: an agent key with the read scope. Page with `after` (the previous page's `meta.next_cursor`); a cursor is good for 30 days (410 after). docs/events.md describes the event and the guarantee.",
   },
   {
+    name: 'webhooks',
+    description:
+      "Webhooks: an agent key's endpoints that change events are posted to as they happen (the events of every business the key may read, narrowed by type), signed as Standard Webhooks says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried with backoff, kept in order. Up to 10 per key; a test ping, the delivery log (30 days), a retry of one delivery and a replay of a time range from the feed. Credential: an agent key with the read scope (`agentKey`); a key sees only its own webhooks. docs/webhooks.md describes deliveries and verifying them.",
+  },
+  {
     name: 'edits',
     description:
       "Reviewed edits, for the console and for assistants: open a session, read the snapshot, stage a changeset, untick what you do not want, apply, revert; the Change History with undo. Credential: a console JWT of an owner or editor, or an assistant's OAuth access token for `<issuer>/api/v1/edits` (scope edits:read for reads, edits:write for everything that changes).",
@@ -89,11 +94,27 @@ function whoMayCall(route: RouteDefinition): string {
     case 'edits':
       return `Console JWT of an owner or editor of the business, or an assistant token with scope \`${route.oauthScope ?? (reads ? 'edits:read' : 'edits:write')}\`.`;
     case 'agent':
+      if (route.area === 'webhooks') return 'Agent key with scope `read`, for its own webhooks only.';
       return `Agent key allowed on the business, with scope \`${reads ? 'read' : 'write'}\`.`;
     default:
       return CREDENTIAL[route.auth];
   }
 }
+
+/** What each webhook operation that is not a read changes. */
+const WEBHOOK_CHANGES: Record<string, string> = {
+  createWebhook:
+    'Creates a webhook with a new signing secret; events published from now on are posted to it.',
+  updateWebhook:
+    'Writes the webhook; resuming it (enabled: true) ends any failure streak and delivers what it missed.',
+  deleteWebhook: 'Deletes the webhook: no delivery starts after this.',
+  rotateWebhookSecret: 'Adds a new signing secret; the previous one signs too for 24 hours, then expires.',
+  testWebhook:
+    "Posts a ping to the endpoint and logs the attempt; the webhook's position and status do not change.",
+  retryWebhookDelivery:
+    "Posts the event again and logs the attempt; the webhook's position and status do not change.",
+  replayWebhook: "Queues a replay: the range's events are posted again after the live ones.",
+};
 
 /** What calling it changes. */
 function whatChanges(route: RouteDefinition): string {
@@ -103,6 +124,7 @@ function whatChanges(route: RouteDefinition): string {
     if (route.method === 'POST') return 'Creates a record (version 1); recorded in the Change History.';
     return 'Writes the record (version + 1); recorded in the Change History.';
   }
+  if (route.area === 'webhooks') return WEBHOOK_CHANGES[route.operationId] ?? 'Writes the webhook.';
   if (route.method === 'DELETE' && route.area === 'consent')
     return "Ends the grant: the assistant's tokens stop working at once.";
   if (route.method === 'DELETE') return 'Deletes it.';
@@ -117,6 +139,7 @@ const CONFLICTS: Record<string, string> = {
     '409 when the session is closed or lapsed, or the changeset is not in the state the operation needs (e.g. applying twice).',
   admin: '409 when the e-mail is already an admin, or when demoting the last active admin.',
   consent: '409 when the request was already decided; 410 once it expired.',
+  webhooks: '409 when the agent key already has 10 webhooks.',
 };
 
 /** The operation's description: its own words, then who may call it, what it changes, its conflicts. */

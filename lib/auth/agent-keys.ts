@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type AgentPrincipal,
   type AgentScope,
@@ -13,7 +13,7 @@ import { keys } from '#lib/db/keys.ts';
 import { queryAll } from '#lib/db/query-all.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import { readBesideCredential } from '#lib/http/early-read.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '#lib/http/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '#lib/http/errors.ts';
 import * as z from '#lib/validation/zod.ts';
 
 const KEY_PREFIX = 'agk_';
@@ -29,7 +29,7 @@ export interface AgentKeyRecord {
   revoked_at?: string;
 }
 
-const agentKeyItem = storedItem<AgentKeyRecord>('agent key', () =>
+export const agentKeyItem = storedItem<AgentKeyRecord>('agent key', () =>
   z.object({
     key_id: z.string(),
     name: z.string(),
@@ -77,34 +77,6 @@ export async function listAgentKeys(): Promise<AgentKeyRecord[]> {
   return items
     .map((item) => agentKeyItem.fromItem(item))
     .sort((a, b) => byCodeUnits(a.created_at, b.created_at));
-}
-
-export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {
-  const found = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: keyIdValues(keyId),
-    }),
-  );
-  const item = found.Items?.[0];
-  if (!item) throw new NotFoundError(`No agent key with id ${keyId}`);
-  const updated = await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: { pk: item.pk, sk: item.sk },
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return agentKeyItem.fromItem(updated.Attributes ?? item);
-}
-
-function keyIdValues(keyId: string) {
-  const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
-  return { ':pk': gsi1pk, ':sk': gsi1sk };
 }
 
 /** The agent key the request carries, if it carries one (checked against nothing yet). */

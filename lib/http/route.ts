@@ -79,7 +79,8 @@ export interface RouteDefinition {
    * key and body gets the first answer instead of a second creation (lib/http/idempotency/response-store.ts).
    */
   idempotent?: true;
-  successStatus: 200 | 201 | 204;
+  /** 202: accepted, done later (a webhook replay). */
+  successStatus: 200 | 201 | 202 | 204;
   request: {
     params?: z.ZodObject;
     query?: z.ZodObject;

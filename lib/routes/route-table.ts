@@ -9,6 +9,7 @@ import { eventRoutes } from '#lib/routes/events.ts';
 import { mcpRoutes } from '#lib/routes/mcp.ts';
 import { mediaRoutes } from '#lib/routes/media.ts';
 import { oauthRoutes } from '#lib/routes/oauth.ts';
+import { webhookRoutes } from '#lib/routes/webhooks.ts';
 
 /**
  * Every operation of the service. CDK (infra/api-stack.ts), the local harness, the invoke CLI and
@@ -19,6 +20,7 @@ export const routeTable: readonly RouteDefinition[] = [
   ...Object.values(adminRoutes),
   ...Object.values(agentRoutes),
   ...Object.values(eventRoutes),
+  ...Object.values(webhookRoutes),
   ...Object.values(editsRoutes),
   ...Object.values(consentRoutes),
   ...Object.values(oauthRoutes),

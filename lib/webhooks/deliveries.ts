@@ -2,8 +2,8 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, WEBHOOK_DELIVERY_PREFIX, webhookPartition } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
-import { once } from '#lib/validation/lazy.ts';
 import * as z from '#lib/validation/zod.ts';
+import { DELIVERY_TRIGGERS, type DeliveryTrigger } from '#lib/webhooks/delivery-view.ts';
 
 /**
  * The delivery log (docs/webhooks.md, 'The delivery log'): one item per attempt, in the
@@ -12,9 +12,13 @@ import * as z from '#lib/validation/zod.ts';
  */
 export const DELIVERY_LOG_DAYS = 30;
 
-/** Why an attempt was made: a new event, a retry of a failing endpoint, a replay, a test ping, a manual retry. */
-export const DELIVERY_TRIGGERS = ['event', 'retry', 'replay', 'test', 'manual'] as const;
-export type DeliveryTrigger = (typeof DELIVERY_TRIGGERS)[number];
+// What the API shows of an attempt is in delivery-view.ts, which the route table reads without a table.
+export {
+  DELIVERY_TRIGGERS,
+  DeliveryAttemptSchema,
+  type DeliveryTrigger,
+  deliveryView,
+} from '#lib/webhooks/delivery-view.ts';
 
 export interface DeliveryAttempt {
   delivery_id: string;
@@ -111,34 +115,4 @@ export async function readDelivery(
     }),
   );
   return Item ? deliveryItem.fromItem(Item) : undefined;
-}
-
-export const DeliveryAttemptSchema = once(() =>
-  z.object({
-    id: z.uuid(),
-    event_id: z.string(),
-    event_type: z.string(),
-    trigger: z.enum(DELIVERY_TRIGGERS),
-    attempted_at: z.iso.datetime(),
-    outcome: z.enum(['delivered', 'failed']),
-    status_code: z.nullable(z.number()),
-    error: z.nullable(z.string()),
-    duration_ms: z.number(),
-    next_retry_at: z.nullable(z.iso.datetime()),
-  }),
-);
-
-export function deliveryView(attempt: DeliveryAttempt) {
-  return {
-    id: attempt.delivery_id,
-    event_id: attempt.event_id,
-    event_type: attempt.event_type,
-    trigger: attempt.trigger,
-    attempted_at: attempt.attempted_at,
-    outcome: attempt.outcome,
-    status_code: attempt.status_code,
-    error: attempt.error,
-    duration_ms: attempt.duration_ms,
-    next_retry_at: attempt.next_retry_at,
-  };
 }

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { readFeedItemAt } from '#lib/events/feed-read.ts';
+import { readFeedItemAt } from '#lib/events/feed-items.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import {
   type DeliveryAttempt,

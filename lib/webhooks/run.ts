@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
-import { type FeedItem, readFeedItems } from '#lib/events/feed-read.ts';
+import { type FeedItem, readFeedItems } from '#lib/events/feed-items.ts';
 import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { DISABLE_AFTER_MS, nextAttemptAt } from '#lib/webhooks/backoff.ts';

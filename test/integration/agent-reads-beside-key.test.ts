@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAgentKey, revokeAgentKey } from '#lib/auth/agent-keys.ts';
+import { createAgentKey } from '#lib/auth/agent-keys.ts';
+import { revokeAgentKey } from '#lib/auth/revoke-agent-key.ts';
 import {
   type AgentTenant,
   agentApi,

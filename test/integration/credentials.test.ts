@@ -7,9 +7,9 @@ import {
   createAgentKey,
   hashAgentKey,
   listAgentKeys,
-  revokeAgentKey,
 } from '#lib/auth/agent-keys.ts';
 import { internalAuth } from '#lib/auth/internal-api-key.ts';
+import { revokeAgentKey } from '#lib/auth/revoke-agent-key.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { ForbiddenError, UnauthorizedError } from '#lib/http/errors.ts';

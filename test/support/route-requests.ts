@@ -44,6 +44,8 @@ export const pathIdResolvers: Record<string, IdResolver> = {
   'photos/{photo_id}': (w) => w.victim.photoId,
   'gallery/{photo_id}': (w) => w.galleryPhotoId,
   '.well-known/{proxy+}': () => 'no-such-document',
+  'webhooks/{webhook_id}': (w) => w.victim.webhookId,
+  'deliveries/{delivery_id}': (w) => w.victim.webhookDeliveryId,
 };
 
 /** The `segment/{param}` keys of a route's path parameters. */

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import { addGalleryPhoto } from '#lib/media/gallery-writes.ts';
@@ -42,6 +44,9 @@ export interface TenantWorld {
     grantId: string;
     inviteId: string;
     inviteeEmail: string;
+    /** A webhook of the victim's agent key (to a closed loopback port) and one delivery attempt of it. */
+    webhookId: string;
+    webhookDeliveryId: string;
   };
   attacker: Tenant & {
     agentKey: string;
@@ -62,6 +67,15 @@ async function expectStatus<T>(what: string, status: number, response: { status:
   if (response.status !== status)
     throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
+}
+
+/** A loopback port nothing listens on (one the system just gave out and took back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export async function arrangeTenantWorld(): Promise<TenantWorld> {
@@ -142,6 +156,22 @@ export async function arrangeTenantWorld(): Promise<TenantWorld> {
     await api('POST', '/api/v1/admin/users', { token: platformAdminToken(), json: { email: inviteeEmail } }),
   )) as { data: { id: string } };
 
+  // A webhook of the victim's key, pointing at a loopback port nothing listens on, and its test ping
+  // (a failed attempt, in its delivery log).
+  const webhook = (await expectStatus(
+    'create webhook',
+    201,
+    await api('POST', '/api/v1/agent/webhooks', {
+      token: victimKey,
+      json: { url: `http://127.0.0.1:${await closedPort()}/hook`, description: `${marker} webhook` },
+    }),
+  )) as { data: { id: string } };
+  const ping = (await expectStatus(
+    'test webhook',
+    200,
+    await api('POST', `/api/v1/agent/webhooks/${webhook.data.id}/test`, { token: victimKey }),
+  )) as { data: { id: string } };
+
   const [victimEdits, victimMcp, attackerEdits, attackerMcp] = await Promise.all([
     obtainTokens({ userToken: owner, resource: editsResource() }),
     obtainTokens({ userToken: owner, resource: mcpResource() }),
@@ -171,6 +201,8 @@ export async function arrangeTenantWorld(): Promise<TenantWorld> {
       grantId: String(decodeJwt(victimMcp.tokens.access_token).gid),
       inviteId: invite.data.id,
       inviteeEmail,
+      webhookId: webhook.data.id,
+      webhookDeliveryId: ping.data.id,
     },
     attacker: {
       ...attacker,
@@ -194,6 +226,8 @@ export async function arrangeTenantWorld(): Promise<TenantWorld> {
       world.victim.grantId,
       world.victim.inviteId,
       world.victim.ownerUserId,
+      world.victim.webhookId,
+      world.victim.webhookDeliveryId,
       ...Object.values(world.victim.emails),
     ],
   };

@@ -16,8 +16,13 @@ describe('route table', () => {
   it('has a handler file for every route and a route for every handler file', () => {
     // functions/triggers/ holds the functions AWS services invoke (Cognito), functions/deploy/
     // those CloudFormation runs at deployment (custom resources), and the events area its stream's
-    // publisher beside the feed's routes: not HTTP routes.
-    const notRoutes = new Set(['functions/events/publish-events.ts']);
+    // publisher beside the feed's routes, and the webhooks area its delivery functions (the queue's
+    // and the sweep's) beside the subscription routes: not HTTP routes.
+    const notRoutes = new Set([
+      'functions/events/publish-events.ts',
+      'functions/webhooks/deliver-webhooks.ts',
+      'functions/webhooks/sweep-webhooks.ts',
+    ]);
     const files = handlerFiles(join(ROOT_DIR, 'functions'))
       .filter((file) => !file.startsWith('functions/triggers/') && !file.startsWith('functions/deploy/'))
       .filter((file) => !notRoutes.has(file))

@@ -34,6 +34,8 @@ describe('tenant matrix coverage', () => {
         grantId: id(),
         inviteId: 'invite-id',
         ownerUserId: id(),
+        webhookId: id(),
+        webhookDeliveryId: id(),
       },
       galleryPhotoId: id(),
     } as unknown as TenantWorld;

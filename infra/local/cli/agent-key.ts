@@ -83,7 +83,7 @@ switch (subCommand) {
     if (!UUID.test(keyId)) usageError(COMMAND, 'revoke needs the key id (a UUID)');
     useLocalStack();
     await confirm(COMMAND, `revoke agent key ${keyId}`, values.yes);
-    const { revokeAgentKey } = await import('#lib/auth/agent-keys.ts');
+    const { revokeAgentKey } = await import('#lib/auth/revoke-agent-key.ts');
     console.log(JSON.stringify(await revokeAgentKey(keyId), null, 2));
     break;
   }

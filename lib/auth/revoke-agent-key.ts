@@ -1,0 +1,40 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type AgentKeyRecord, agentKeyItem } from '#lib/auth/agent-keys.ts';
+import { dynamo, tableName } from '#lib/db/client.ts';
+import { keys } from '#lib/db/keys.ts';
+import { NotFoundError } from '#lib/http/errors.ts';
+import { disableWebhooksOfKey } from '#lib/webhooks/store.ts';
+
+/**
+ * Revoke an agent key (`npm run agent-key -- revoke`): it is refused from the next request on, and
+ * its webhooks are disabled (`key_revoked`) so that they stop delivering; a delivery run checks
+ * the key as well, for a revocation that stopped before its webhooks.
+ *
+ * Not in agent-keys.ts, which every agent function bundles: the webhook store brings the signing
+ * library along, and only the command line revokes keys.
+ */
+export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {
+  const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
+  const found = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
+    }),
+  );
+  const item = found.Items?.[0];
+  if (!item) throw new NotFoundError(`No agent key with id ${keyId}`);
+  const updated = await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const record = agentKeyItem.fromItem(updated.Attributes ?? item);
+  await disableWebhooksOfKey(record.key_id);
+  return record;
+}
