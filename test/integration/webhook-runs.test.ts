@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentKey, revokeAgentKey } from '#lib/auth/agent-keys.ts';
+import { createAgentKey } from '#lib/auth/agent-keys.ts';
 import type { AgentPrincipal } from '#lib/auth/principal.ts';
+import { revokeAgentKey } from '#lib/auth/revoke-agent-key.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import type { EventType } from '#lib/events/change-event.ts';
