@@ -47,16 +47,18 @@ export const emailAddress = () =>
     }),
   );
 
-/** scheme://host[:port][/path][?query]; the host a DNS name, an IPv4 address or a bracketed IPv6 one. */
+/** scheme://host[:port][/path][?query][#fragment]; the host a DNS name, an IPv4 address or a bracketed IPv6 one. */
 const ENDPOINT_URL = new RegExp(
-  `^https?://(?<host>[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::(?<port>[0-9]{1,5}))?(?:/${PATH})?(?:\\?${QUERY})?$`,
+  `^https?://(?<host>[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::(?<port>[0-9]{1,5}))?(?:/${PATH})?(?:\\?${QUERY})?(?:#${QUERY})?$`,
   'i',
 );
 
 /**
  * An http(s) URL a server posts to (a webhook endpoint): RFC 3986 characters only, no user name or
- * password, no fragment, and a host that is a DNS name, `localhost` or an IP address. Whether the
- * address it reaches is allowed is not a question of format: lib/webhooks/endpoint.ts asks it.
+ * password (a fragment is allowed, as in any URI, and never sent), and a host that is a DNS name
+ * or an IP address (a local receiver is `http://127.0.0.1:<port>`; `localhost` names no public
+ * host). Whether the address it reaches is allowed is not a question of format:
+ * lib/webhooks/endpoint.ts asks it.
  */
 export function isEndpointUrl(value: string): boolean {
   const match = ENDPOINT_URL.exec(value);
@@ -64,11 +66,11 @@ export function isEndpointUrl(value: string): boolean {
   const { host = '', port } = match.groups;
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535)) return false;
   if (host.startsWith('[')) return URL.parse(value) !== null;
-  return host.toLowerCase() === 'localhost' || z.regexes.ipv4.test(host) || z.regexes.domain.test(host);
+  return z.regexes.ipv4.test(host) || z.regexes.domain.test(host);
 }
 
 const ENDPOINT_URL_MESSAGE =
-  'an http(s) URL such as https://example.com/webhooks: a DNS name or IP address as host, no user name, password or fragment, spaces and <>"{}|\\^` percent-encoded';
+  'an http(s) URL such as https://example.com/webhooks: a DNS name or IP address as host, no user name or password, spaces and <>"{}|\\^` percent-encoded';
 
 /** `format: uri` for URLs the service posts to (webhook endpoints), at most `max` characters. */
 export const endpointUrl = (max: number) =>

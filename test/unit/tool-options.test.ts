@@ -201,7 +201,7 @@ describe('option values', () => {
     expectUsageMistake(
       section,
       'npm run bench',
-      '--only: no section "colds"; the sections are cold, parts, agent, edits, oauth, mcp, media, iam, events',
+      '--only: no section "colds"; the sections are cold, parts, agent, edits, oauth, mcp, media, iam, events, webhooks',
     );
     expectUsageMistake(fn, 'npm run bench', /^error: --functions: no operation "getFaqs" in the route table/);
     expectUsageMistake(runs, 'npm run bench', '--runs must be a whole number of at least 1');
