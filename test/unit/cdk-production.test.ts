@@ -211,7 +211,9 @@ describe('CDK app, as deployed by default', () => {
       ([, fn]) => fn.Properties?.Runtime === 'nodejs22.x',
     );
     expect(functions.length).toBeGreaterThan(routeTable.length);
-    const routed = new Set(routeTable.map((route) => functionName(app.built.context.stage, route.operationId)));
+    const routed = new Set(
+      routeTable.map((route) => functionName(app.built.context.stage, route.operationId)),
+    );
     const behindTheGateway = functions.filter(([, fn]) => routed.has(fn.Properties?.FunctionName));
     expect(behindTheGateway).toHaveLength(routeTable.length);
     for (const [id, fn] of behindTheGateway) {
