@@ -153,6 +153,21 @@ async function feedPositions(businessIds: string[]): Promise<Map<string, number>
   return positions;
 }
 
+/**
+ * Once every event of the businesses arrived (or SETTLE_MS passed): the events expected, and the
+ * first arrival answered 200 of each id.
+ */
+async function settled(businessIds: string[], endpoint: { arrivals: Arrival[]; close(): Promise<void> }) {
+  const expected = await historyIds(businessIds);
+  await settle(endpoint.arrivals, expected, SETTLE_MS);
+  await endpoint.close();
+  const first = new Map<string, Arrival>();
+  for (const arrival of endpoint.arrivals) {
+    if (arrival.status === 200 && !first.has(arrival.id)) first.set(arrival.id, arrival);
+  }
+  return { expected, first };
+}
+
 const delivered = (arrivals: Arrival[]) => new Set(arrivals.filter((a) => a.status === 200).map((a) => a.id));
 
 async function settle(arrivals: Arrival[], expected: Set<string>, timeoutMs: number): Promise<void> {
@@ -172,12 +187,7 @@ export async function measureWebhookLatency(
     writesPerSecond,
     durationS: DURATION_S,
   });
-  const expected = await historyIds(businessIds);
-  await settle(endpoint.arrivals, expected, SETTLE_MS);
-  await endpoint.close();
-  const first = new Map<string, Arrival>();
-  for (const arrival of endpoint.arrivals)
-    if (arrival.status === 200 && !first.has(arrival.id)) first.set(arrival.id, arrival);
+  const { expected, first } = await settled(businessIds, endpoint);
   const latencies = [...first.values()].map((arrival) => arrival.at - arrival.occurredAt);
   return {
     writesPerSecond,
@@ -206,12 +216,7 @@ export async function measureWebhookOutage(harness: HarnessInfo): Promise<Webhoo
   endpoint.answer(200);
   const recovered = Date.now();
   const load = await writing;
-  const expected = await historyIds(businessIds);
-  await settle(endpoint.arrivals, expected, SETTLE_MS);
-  await endpoint.close();
-  const first = new Map<string, Arrival>();
-  for (const arrival of endpoint.arrivals)
-    if (arrival.status === 200 && !first.has(arrival.id)) first.set(arrival.id, arrival);
+  const { expected, first } = await settled(businessIds, endpoint);
   const missed = [...first.values()].filter((arrival) => arrival.occurredAt < recovered);
   const positions = await feedPositions(businessIds);
   const outOfOrder = businessIds.filter((businessId) => {

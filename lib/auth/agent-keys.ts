@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type AgentPrincipal,
   type AgentScope,
@@ -65,6 +65,20 @@ export async function createAgentKey(input: {
     }),
   );
   return { key, record };
+}
+
+/** A key's stored item found by its public id (gsi1), revoked or not; undefined when there is none. */
+export async function findAgentKeyItem(keyId: string): Promise<Record<string, unknown> | undefined> {
+  const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
+  const found = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
+    }),
+  );
+  return found.Items?.[0];
 }
 
 export async function listAgentKeys(): Promise<AgentKeyRecord[]> {

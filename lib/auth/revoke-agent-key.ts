@@ -1,7 +1,6 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AgentKeyRecord, agentKeyItem } from '#lib/auth/agent-keys.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type AgentKeyRecord, agentKeyItem, findAgentKeyItem } from '#lib/auth/agent-keys.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
-import { keys } from '#lib/db/keys.ts';
 import { NotFoundError } from '#lib/http/errors.ts';
 import { disableWebhooksOfKey } from '#lib/webhooks/store.ts';
 
@@ -14,21 +13,12 @@ import { disableWebhooksOfKey } from '#lib/webhooks/store.ts';
  * library along, and only the command line revokes keys.
  */
 export async function revokeAgentKey(keyId: string): Promise<AgentKeyRecord> {
-  const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
-  const found = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
-    }),
-  );
-  const item = found.Items?.[0];
+  const item = await findAgentKeyItem(keyId);
   if (!item) throw new NotFoundError(`No agent key with id ${keyId}`);
   const updated = await dynamo.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: { pk: item.pk, sk: item.sk },
+      Key: { pk: item.pk as string, sk: item.sk as string },
       UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
       ExpressionAttributeValues: { ':now': new Date().toISOString() },
       ReturnValues: 'ALL_NEW',

@@ -1,9 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys, WEBHOOK_REPLAY_PREFIX, webhookPartition } from '#lib/db/keys.ts';
 import { storedItem } from '#lib/db/stored-item.ts';
 import * as z from '#lib/validation/zod.ts';
+import { lastFeedPosition } from '#lib/webhooks/store.ts';
 
 /**
  * Replays (docs/webhooks.md, 'Replay and retry'): every event of a time range delivered again,
@@ -41,16 +42,13 @@ export async function requestReplay(
   range: { from: string; to: string },
   now: Date = new Date(),
 ): Promise<Replay> {
-  const { Item: counter } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.eventCounter(), ConsistentRead: true }),
-  );
   const replay: Replay = {
     webhook_id: webhookId,
     replay_id: uuidv7(),
     from: range.from,
     to: range.to,
     position_seq: 0,
-    last_seq: typeof counter?.last_seq === 'number' ? counter.last_seq : 0,
+    last_seq: await lastFeedPosition(),
     requested_at: now.toISOString(),
   };
   await dynamo.send(

@@ -1,5 +1,6 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
+import { findAgentKeyItem } from '#lib/auth/agent-keys.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
 import { keys } from '#lib/db/keys.ts';
 import { type FeedItem, readFeedItems } from '#lib/events/feed-items.ts';
@@ -389,16 +390,7 @@ async function runReplays(
 
 /** Is the subscription's agent key still there and not revoked? */
 async function keyStillValid(keyId: string): Promise<boolean> {
-  const { gsi1pk, gsi1sk } = keys.agentKeyById(keyId);
-  const found = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
-    }),
-  );
-  const item = found.Items?.[0];
+  const item = await findAgentKeyItem(keyId);
   return item !== undefined && item.revoked_at === undefined;
 }
 

@@ -38,7 +38,7 @@ export interface WebhookChange {
 }
 
 /** The last feed position given out: a new subscription gets the events after it. */
-async function lastFeedPosition(): Promise<number> {
+export async function lastFeedPosition(): Promise<number> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keys.eventCounter(), ConsistentRead: true }),
   );
