@@ -102,17 +102,28 @@ export async function runSubscription(webhookId: string, options: RunOptions): P
       subscription = { ...fresh, lease_owner: owner };
       continue;
     }
+    // The page's posts one after another; their log entries written meanwhile, and the position
+    // moved once, past the last one delivered (a run that dies before that posts them again).
+    const logged: Promise<void>[] = [];
+    let position = subscription.cursor_seq;
+    let outcome: RunOutcome | undefined;
     for (const item of items) {
       if (Date.now() > options.deadline - STOP_BEFORE_DEADLINE_MS) break;
       if (wants(subscription, item)) {
         const result = await post(subscription, messageOf(item), now());
-        await logAttempt(subscription, item, trigger, result, now());
-        if (!result.ok) return await failed(subscription, owner, result, options, now());
+        if (!result.ok) {
+          subscription = await advance(subscription, owner, position, logged);
+          outcome = await failed(subscription, owner, { item, trigger, result }, options, now());
+          break;
+        }
+        logged.push(logAttempt(subscription, item, trigger, result, now()));
         trigger = options.trigger ?? 'event';
         if (subscription.failures > 0) subscription = await recovered(subscription, owner);
       }
-      subscription = await advance(subscription, owner, item.seq);
+      position = item.seq;
     }
+    if (outcome) return outcome;
+    subscription = await advance(subscription, owner, position, logged);
   }
 }
 
@@ -159,25 +170,32 @@ async function logAttempt(
   });
 }
 
-/** After a failure: 410 disables at once, a streak of DISABLE_AFTER_MS disables; else retry later. */
+/**
+ * After a failed attempt, logged with what follows it: 410 disables at once, and so does a failure
+ * DISABLE_AFTER_MS into a streak; otherwise the endpoint is tried again on the backoff schedule.
+ */
 async function failed(
   subscription: WebhookSubscription,
   owner: string,
-  result: PostResult,
+  attempt: { item: FeedItem; trigger: DeliveryTrigger; result: PostResult },
   options: RunOptions,
   now: Date,
 ): Promise<RunOutcome> {
-  if (result.status === 410) {
-    await disable(subscription, owner, 'gone', now, result.error);
-    return 'disabled';
-  }
+  const { result } = attempt;
   const failingSince = subscription.failing_since ?? now.toISOString();
-  if (now.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
-    await disable(subscription, owner, 'failing', now, result.error);
+  const reason: DisabledReason | undefined =
+    result.status === 410
+      ? 'gone'
+      : now.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS
+        ? 'failing'
+        : undefined;
+  const failures = subscription.failures + 1;
+  const retryAt = reason ? null : nextAttemptAt(failures, now, options.random);
+  await logAttempt(subscription, attempt.item, attempt.trigger, result, now, retryAt);
+  if (reason || !retryAt) {
+    await disable(subscription, owner, reason ?? 'failing', now, result.error);
     return 'disabled';
   }
-  const failures = subscription.failures + 1;
-  const retryAt = nextAttemptAt(failures, now, options.random);
   await dynamo
     .send(
       new UpdateCommand({
@@ -308,12 +326,15 @@ async function reread(webhookId: string): Promise<WebhookSubscription | undefine
   return Item ? subscriptionItem.fromItem(Item) : undefined;
 }
 
-/** Move the position past a feed item; the lease must still be ours. */
+/** Move the position past a feed item once the attempts' log entries are written; the lease must still be ours. */
 async function advance(
   subscription: WebhookSubscription,
   owner: string,
   seq: number,
+  logged: Promise<void>[] = [],
 ): Promise<WebhookSubscription> {
+  await Promise.all(logged.splice(0));
+  if (seq === subscription.cursor_seq) return subscription;
   await dynamo.send(
     new UpdateCommand({
       TableName: tableName,
@@ -370,11 +391,11 @@ async function runReplays(
         }
         if (inRange(item) && wants(subscription, item)) {
           const result = await post(subscription, messageOf(item), now());
-          await logAttempt(subscription, item, 'replay', result, now());
           if (!result.ok) {
             await replayMoved(replay, position);
-            return await failed(subscription, owner, result, options, now());
+            return await failed(subscription, owner, { item, trigger: 'replay', result }, options, now());
           }
+          await logAttempt(subscription, item, 'replay', result, now());
         }
         position = item.seq;
       }
