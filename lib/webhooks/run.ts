@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import { findAgentKeyItem } from '#lib/auth/agent-keys.ts';
 import { dynamo, tableName } from '#lib/db/client.ts';
@@ -8,12 +8,20 @@ import { logger } from '#lib/observability/logger.ts';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
 import { DISABLE_AFTER_MS, nextAttemptAt } from '#lib/webhooks/backoff.ts';
 import { type DeliveryTrigger, logDelivery } from '#lib/webhooks/deliveries.ts';
+import {
+  advance,
+  disable,
+  ignoreConditionFailure,
+  recovered,
+  release,
+  reread,
+  takeLease,
+} from '#lib/webhooks/lease.ts';
 import { type PostResult, postMessage, type WebhookMessage } from '#lib/webhooks/post.ts';
 import { nextReplay, replayDone, replayMoved } from '#lib/webhooks/replays.ts';
 import {
   type DisabledReason,
   signingSecrets,
-  subscriptionItem,
   type WebhookSubscription,
   wants,
 } from '#lib/webhooks/subscription.ts';
@@ -21,7 +29,8 @@ import {
 /**
  * One delivery run of one subscription (docs/webhooks.md, 'How deliveries run'): post its events
  * after its position in the feed of every business, oldest first, one at a time, moving the
- * position past each one delivered; stop at the first failure and say when to try again.
+ * position once a page past the last one delivered; stop at the first failure and say when to try
+ * again. Its writes to the subscription (lease, position, streak) are in lib/webhooks/lease.ts.
  *
  * - Only one run per subscription posts at a time: a run first takes the subscription's lease (a
  *   conditional write), which also requires it enabled and due (no retry pending in the future).
@@ -40,8 +49,6 @@ import {
 const FEED_PAGE = 50;
 /** How long before its deadline a run stops starting posts: one post's timeout and some. */
 const STOP_BEFORE_DEADLINE_MS = 12_000;
-/** A lease outlives the run's deadline by this much, in case the run dies without releasing it. */
-const LEASE_MARGIN_MS = 30_000;
 
 export interface RunOptions {
   /** Epoch ms by which the run must have stopped (its function's remaining time). */
@@ -217,151 +224,6 @@ async function failed(
   return 'failed';
 }
 
-async function disable(
-  subscription: WebhookSubscription,
-  owner: string,
-  reason: DisabledReason,
-  now: Date,
-  lastError: string | null = null,
-): Promise<void> {
-  logger.warn('webhook disabled', {
-    [SIGNAL_FIELDS.webhookDelivery]: 'disabled',
-    webhook_id: subscription.webhook_id,
-    reason,
-  });
-  await dynamo
-    .send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(subscription.webhook_id),
-        UpdateExpression: `SET enabled = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now${
-          lastError ? ', last_error = :error' : ''
-        } REMOVE lease_owner, lease_until, next_attempt_at`,
-        ConditionExpression: 'lease_owner = :owner',
-        ExpressionAttributeValues: {
-          ':false': false,
-          ':reason': reason,
-          ':now': now.toISOString(),
-          ':owner': owner,
-          ...(lastError ? { ':error': lastError } : {}),
-        },
-      }),
-    )
-    .catch(ignoreConditionFailure);
-}
-
-/** The lease, if the subscription is enabled, due and free (or its lease expired). */
-async function takeLease(
-  webhookId: string,
-  owner: string,
-  deadline: number,
-  now: Date,
-): Promise<WebhookSubscription | undefined> {
-  try {
-    const result = await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(webhookId),
-        UpdateExpression: 'SET lease_owner = :owner, lease_until = :until',
-        ConditionExpression:
-          'attribute_exists(pk) AND enabled = :true' +
-          ' AND (attribute_not_exists(lease_until) OR lease_until < :now)' +
-          ' AND (attribute_not_exists(next_attempt_at) OR next_attempt_at <= :now)',
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          // On the run's clock (a test's may be days ahead), as long as the run may last and a margin.
-          ':until': new Date(
-            now.getTime() + Math.max(0, deadline - Date.now()) + LEASE_MARGIN_MS,
-          ).toISOString(),
-          ':true': true,
-          ':now': now.toISOString(),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return subscriptionItem.fromItem(result.Attributes ?? {});
-  } catch (error) {
-    ignoreConditionFailure(error);
-    return undefined;
-  }
-}
-
-/**
- * Give the lease back. `ifWake`: only if nothing woke the subscription since (false otherwise, the
- * lease kept). `dueNow`: leave it due, for the next sweep to go on.
- */
-async function release(
-  subscription: WebhookSubscription,
-  owner: string,
-  options: { ifWake?: number; dueNow?: boolean },
-): Promise<boolean> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(subscription.webhook_id),
-        UpdateExpression: options.dueNow
-          ? 'SET next_attempt_at = :now REMOVE lease_owner, lease_until'
-          : 'REMOVE lease_owner, lease_until, next_attempt_at',
-        ConditionExpression:
-          options.ifWake === undefined ? 'lease_owner = :owner' : 'lease_owner = :owner AND wake = :wake',
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ...(options.dueNow ? { ':now': new Date().toISOString() } : {}),
-          ...(options.ifWake === undefined ? {} : { ':wake': options.ifWake }),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    ignoreConditionFailure(error);
-    return false;
-  }
-}
-
-async function reread(webhookId: string): Promise<WebhookSubscription | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keys.webhook(webhookId), ConsistentRead: true }),
-  );
-  return Item ? subscriptionItem.fromItem(Item) : undefined;
-}
-
-/** Move the position past a feed item once the attempts' log entries are written; the lease must still be ours. */
-async function advance(
-  subscription: WebhookSubscription,
-  owner: string,
-  seq: number,
-  logged: Promise<void>[] = [],
-): Promise<WebhookSubscription> {
-  await Promise.all(logged.splice(0));
-  if (seq === subscription.cursor_seq) return subscription;
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.webhook(subscription.webhook_id),
-      UpdateExpression: 'SET cursor_seq = :seq',
-      ConditionExpression: 'lease_owner = :owner',
-      ExpressionAttributeValues: { ':seq': seq, ':owner': owner },
-    }),
-  );
-  return { ...subscription, cursor_seq: seq };
-}
-
-/** A delivery went through: the failure streak ends. */
-async function recovered(subscription: WebhookSubscription, owner: string): Promise<WebhookSubscription> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.webhook(subscription.webhook_id),
-      UpdateExpression: 'SET failures = :zero REMOVE failing_since, last_error',
-      ConditionExpression: 'lease_owner = :owner',
-      ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
-    }),
-  );
-  const { failing_since: _since, last_error: _error, ...rest } = subscription;
-  return { ...rest, failures: 0 };
-}
-
 /** The replays the subscription has, each from its position; failures as for live events. */
 async function runReplays(
   subscription: WebhookSubscription,
@@ -413,8 +275,4 @@ async function runReplays(
 async function keyStillValid(keyId: string): Promise<boolean> {
   const item = await findAgentKeyItem(keyId);
   return item !== undefined && item.revoked_at === undefined;
-}
-
-function ignoreConditionFailure(error: unknown): void {
-  if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
 }

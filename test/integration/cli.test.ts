@@ -272,12 +272,15 @@ describe('npm run synth', () => {
       const assets = readdirSync(out).filter((file) => file.startsWith('asset.'));
       const bundles = assets.filter((dir) => readdirSync(join(out, dir)).includes('index.js'));
       // One per operation, one per Cognito trigger (functions/triggers/), one per custom
-      // resource (functions/deploy/) and the change-event publisher on the table's stream.
+      // resource (functions/deploy/), the change-event publisher on the table's stream and the two
+      // webhook delivery functions (the events queue's and the sweep's).
       const others = [
         ...['functions/triggers', 'functions/deploy'].flatMap((dir) =>
           readdirSync(join(ROOT_DIR, dir)).filter((file) => file.endsWith('.ts')),
         ),
         'functions/events/publish-events.ts',
+        'functions/webhooks/deliver-webhooks.ts',
+        'functions/webhooks/sweep-webhooks.ts',
       ];
       expect(bundles.length).toBe(routeTable.length + others.length);
       // While it runs, stderr names each function as it is bundled: one line per bundle.
