@@ -1,8 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { progress } from '../infra/command-line.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
 import { driveAgentWrites, pause, type WriteLoad } from './agent-writes.ts';
-import { quantile } from './stats.ts';
+import { SUSTAINED_WRITES_PER_SECOND, WRITES_PER_SECOND } from './change-events.ts';
+import { met, quantile } from './stats.ts';
 
 /**
  * How fast webhooks follow their writes on the local stack (docs/webhooks.md): a receiver on a
@@ -234,4 +236,37 @@ export async function measureWebhookOutage(harness: HarnessInfo): Promise<Webhoo
     lost: [...expected].filter((id) => !first.has(id)).length,
     outOfOrder,
   };
+}
+
+/** The bench's Webhooks section: both rates, then the outage, as Markdown lines through `out`. */
+export async function webhooksSection(harness: HarnessInfo, out: (line: string) => void): Promise<void> {
+  const measured = [];
+  for (const rate of [WRITES_PER_SECOND, SUSTAINED_WRITES_PER_SECOND]) {
+    progress(`bench: webhooks: ${rate} writes a second over ${BUSINESSES} businesses for ${DURATION_S} s…`);
+    measured.push(await measureWebhookLatency(harness, rate));
+  }
+  progress(`bench: webhooks: a receiver down for ${OUTAGE_S} s, then back…`);
+  const outage = await measureWebhookOutage(harness);
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  out(
+    `\n## Webhooks\n\nA receiver on a loopback port subscribed through the API to ${BUSINESSES} businesses; agent writes over them for ${DURATION_S} s (as in the change events' bench). From each event's \`occurred_at\` to the moment its delivery reached the receiver (the publisher, the local bus, the rule's queue, DeliverWebhooks, the POST; docs/md):\n`,
+  );
+  out('| writes/s | writes (refused) | delivered | p50 | p99 | lost | duplicated |');
+  out('|---:|---|---:|---:|---:|---:|---:|');
+  for (const row of measured) {
+    const refused = Object.entries(row.load.refusals)
+      .map(([status, count]) => `${count} × ${status}`)
+      .join(', ');
+    out(
+      `| ${row.writesPerSecond} | ${row.load.writes} (${row.load.failedWrites}${refused ? `: ${refused}` : ''}) | ${row.delivered.n} | ${ms(row.delivered.p50)} | ${ms(row.delivered.p99)} | ${row.lost} | ${row.duplicated} |`,
+    );
+  }
+  out(
+    `\nThen the receiver answered 503 for ${OUTAGE_S} s while ${OUTAGE_WRITES_PER_SECOND} writes a second went on for ${OUTAGE_WRITES_S} s (${outage.events} events), then 200 again: every event it had missed arrived ${ms(outage.caughtUpMs)} after it was back (the retry waits: 1 min, then 5 min, ±20 %), after ${outage.refusedAttempts} refused attempts; lost ${outage.lost}; businesses whose events arrived out of feed order: ${outage.outOfOrder}.`,
+  );
+  const worst = Math.max(...measured.map((row) => row.delivered.p99));
+  const exact = [...measured, outage].every((row) => row.lost === 0) && outage.outOfOrder === 0;
+  out(
+    `\nGoal (p99 while the receiver is up, every rate): ≤ 5 s: ${met(worst <= 5000)}. Required: everything delivered after the outage, 0 lost, in order: ${met(exact)}.`,
+  );
 }

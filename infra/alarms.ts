@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import * as limits from './alarm-thresholds.ts';
 import {
   functionSignalMetric,
   type SurfaceName,
@@ -12,47 +13,6 @@ import {
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';
 
 const FIVE_MINUTES = Duration.minutes(5);
-
-/** A 5xx share above this (percent of answers, two 5-minute periods running) pages someone. */
-export const API_5XX_PERCENT_THRESHOLD = 5;
-/** Below this many requests in 5 minutes a 5xx share means little: a stray error at night does not page. */
-export const API_MIN_REQUESTS = 20;
-/** p99 latency of an API above this, three 5-minute periods running. */
-export const API_P99_LATENCY_MS = 5_000;
-/** 401s of one API in 5 minutes, twice running: a broken client, or someone trying stolen tokens. */
-export const UNAUTHORIZED_BURST = 100;
-/** Reuse revocations (refresh tokens, codes) in an hour: one is a leak handled; several are a pattern. */
-export const REUSE_REVOCATIONS_PER_HOUR = 3;
-/** DynamoDB throttle events or system errors on the table in 5 minutes, twice running. */
-export const TABLE_PROBLEMS_THRESHOLD = 10;
-/** Errors of one Cognito trigger in 15 minutes: sign-ups or sign-ins are failing. */
-export const TRIGGER_ERRORS_THRESHOLD = 3;
-/** Throttled invocations of any function of the account in 5 minutes, twice running. */
-export const LAMBDA_THROTTLES_THRESHOLD = 10;
-/** The oldest stream record the publisher has not yet published, above this, five minutes running. */
-export const EVENTS_ITERATOR_AGE_MS = 60_000;
-/** Failed invocations of the publisher in 15 minutes (a crash, a refused call), as for the triggers. */
-export const EVENTS_PUBLISHER_ERRORS_THRESHOLD = 3;
-/**
- * Failed webhook deliveries in 15 minutes, all subscriptions together. One endpoint that is down
- * fails at most about 3 times in 15 minutes (its first attempt, then retries after 1 and 5
- * minutes: lib/webhooks/backoff.ts; new events do not retry it sooner), and an agent's endpoint
- * being down is the agent's to fix: 10 is several endpoints failing at once, which looks like
- * ours (outbound network, DNS, signing) or a receiver many agents share.
- */
-export const WEBHOOK_FAILURES_THRESHOLD = 10;
-/** Failed invocations of DeliverWebhooks or SweepWebhooks in 15 minutes, as for the publisher. */
-export const WEBHOOK_FUNCTION_ERRORS_THRESHOLD = 3;
-/** The stage's bounces and complaints as a percentage of its sends in a day… */
-export const MAIL_PROBLEM_PERCENT_THRESHOLD = 5;
-/** …once it sent this many (fewer, and one mistyped address would page). */
-export const MAIL_MIN_SENDS = 20;
-/**
- * The account's SES reputation, alarmed a step before SES puts sending under review (a 5% bounce
- * rate, a 0.1% complaint rate), so there is time to act.
- */
-export const SES_BOUNCE_RATE_THRESHOLD = 0.04;
-export const SES_COMPLAINT_RATE_THRESHOLD = 0.0008;
 
 /** The DynamoDB operations the functions call: SystemErrors is published per operation. */
 export const TABLE_OPERATIONS = [
@@ -98,6 +58,44 @@ export class ServiceAlarms extends Construct {
     return alarm;
   }
 
+  /** `threshold` or more failed invocations of a function no API sees, in 15 minutes. */
+  private functionErrors(id: string, functionName: string, threshold: number, alarmDescription: string) {
+    return this.add(
+      new cloudwatch.Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Errors',
+        dimensionsMap: { FunctionName: functionName },
+        period: Duration.minutes(15),
+        statistic: 'Sum',
+      }).createAlarm(this, id, {
+        alarmDescription,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  /** Any message in a dead-letter queue: something was given up on and waits for an operator. */
+  private deadLetters(id: string, queueName: string, alarmDescription: string) {
+    return this.add(
+      new cloudwatch.Metric({
+        namespace: 'AWS/SQS',
+        metricName: 'ApproximateNumberOfMessagesVisible',
+        dimensionsMap: { QueueName: queueName },
+        period: FIVE_MINUTES,
+        statistic: 'Maximum',
+      }).createAlarm(this, id, {
+        alarmDescription,
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
   /** The share of 5xx answers of an HTTP API's $default stage, and its p99 latency. */
   watchHttpApi(label: string, apiId: string): cloudwatch.Alarm[] {
     const metric = (metricName: string, statistic = 'Sum') =>
@@ -109,24 +107,24 @@ export class ServiceAlarms extends Construct {
         statistic,
       });
     const errorRate = new cloudwatch.MathExpression({
-      expression: `IF(requests >= ${API_MIN_REQUESTS}, 100 * errors / requests, 0)`,
+      expression: `IF(requests >= ${limits.API_MIN_REQUESTS}, 100 * errors / requests, 0)`,
       usingMetrics: { errors: metric('5xx'), requests: metric('Count') },
       period: FIVE_MINUTES,
       label: '5xx %',
     }).createAlarm(this, `${label}5xxRate`, {
       alarmDescription:
-        `${label} API: more than ${API_5XX_PERCENT_THRESHOLD}% of answers are 5xx (10 minutes, at least ${API_MIN_REQUESTS} requests each 5). ` +
+        `${label} API: more than ${limits.API_5XX_PERCENT_THRESHOLD}% of answers are 5xx (10 minutes, at least ${limits.API_MIN_REQUESTS} requests each 5). ` +
         'First look: the dashboard\'s "503 by cause" (throttled table, timeouts, identity provider) and the busiest functions\' errors; then the function logs at level ERROR.',
-      threshold: API_5XX_PERCENT_THRESHOLD,
+      threshold: limits.API_5XX_PERCENT_THRESHOLD,
       evaluationPeriods: 2,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     const latency = metric('Latency', 'p99').createAlarm(this, `${label}P99Latency`, {
       alarmDescription:
-        `${label} API: the slowest 1% of answers took over ${API_P99_LATENCY_MS / 1000} s for 15 minutes. ` +
+        `${label} API: the slowest 1% of answers took over ${limits.API_P99_LATENCY_MS / 1000} s for 15 minutes. ` +
         'First look: the dashboard\'s slowest functions and the table\'s throttles; a dependency near its timeout (JWKS, SES, an external photo host) shows as 503s with cause "timeout".',
-      threshold: API_P99_LATENCY_MS,
+      threshold: limits.API_P99_LATENCY_MS,
       evaluationPeriods: 3,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -146,9 +144,9 @@ export class ServiceAlarms extends Construct {
       label: '401s',
     }).createAlarm(this, `${label}UnauthorizedBurst`, {
       alarmDescription:
-        `${label} API: ${UNAUTHORIZED_BURST} or more 401s in 5 minutes, twice running. A client with a broken token refresh, a changed issuer or signing key, or someone trying tokens. ` +
+        `${label} API: ${limits.UNAUTHORIZED_BURST} or more 401s in 5 minutes, twice running. A client with a broken token refresh, a changed issuer or signing key, or someone trying tokens. ` +
         "First look: the API access log (routeKey, ip of the 401s) and the dashboard's 401s per surface.",
-      threshold: UNAUTHORIZED_BURST,
+      threshold: limits.UNAUTHORIZED_BURST,
       evaluationPeriods: 2,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -169,9 +167,9 @@ export class ServiceAlarms extends Construct {
       label: 'Reuse revocations',
     }).createAlarm(this, 'OAuthReuseRevocations', {
       alarmDescription:
-        `OAuth: ${REUSE_REVOCATIONS_PER_HOUR} or more grants ended in an hour because a refresh token or code was used twice: tokens are leaking (a client's storage, logs) or a client retries badly. ` +
+        `OAuth: ${limits.REUSE_REVOCATIONS_PER_HOUR} or more grants ended in an hour because a refresh token or code was used twice: tokens are leaking (a client's storage, logs) or a client retries badly. ` +
         'First look: the oauth function logs, security_event lines (client_id, user_id); one client? then `npm run oauth-client` to revoke or block it.',
-      threshold: REUSE_REVOCATIONS_PER_HOUR,
+      threshold: limits.REUSE_REVOCATIONS_PER_HOUR,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -196,9 +194,9 @@ export class ServiceAlarms extends Construct {
       label: 'Throttle events',
     }).createAlarm(this, 'TableThrottles', {
       alarmDescription:
-        `Table: ${TABLE_PROBLEMS_THRESHOLD} or more throttled reads and writes in 5 minutes, twice running; past the SDK's retries they are 503s with cause "throttled". ` +
+        `Table: ${limits.TABLE_PROBLEMS_THRESHOLD} or more throttled reads and writes in 5 minutes, twice running; past the SDK's retries they are 503s with cause "throttled". ` +
         "An on-demand table throttles a hot partition or a jump above twice the previous peak. First look: the dashboard's consumed capacity and the busiest functions.",
-      threshold: TABLE_PROBLEMS_THRESHOLD,
+      threshold: limits.TABLE_PROBLEMS_THRESHOLD,
       evaluationPeriods: 2,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -216,9 +214,9 @@ export class ServiceAlarms extends Construct {
       label: 'System errors',
     }).createAlarm(this, 'TableSystemErrors', {
       alarmDescription:
-        `Table: DynamoDB failed ${TABLE_PROBLEMS_THRESHOLD} or more requests itself (HTTP 500) in 5 minutes, twice running. ` +
+        `Table: DynamoDB failed ${limits.TABLE_PROBLEMS_THRESHOLD} or more requests itself (HTTP 500) in 5 minutes, twice running. ` +
         'Not ours to fix: check the AWS Health Dashboard for DynamoDB in the region; the API answers 503 with cause "unreachable" meanwhile.',
-      threshold: TABLE_PROBLEMS_THRESHOLD,
+      threshold: limits.TABLE_PROBLEMS_THRESHOLD,
       evaluationPeriods: 2,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -228,23 +226,13 @@ export class ServiceAlarms extends Construct {
 
   /** A Cognito trigger that fails: Cognito refuses the sign-up or sign-in, and no API sees it. */
   watchTrigger(trigger: TriggerName, functionName: string): cloudwatch.Alarm {
-    const period = Duration.minutes(15);
-    const alarm = new cloudwatch.Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'Errors',
-      dimensionsMap: { FunctionName: functionName },
-      period,
-      statistic: 'Sum',
-    }).createAlarm(this, `${trigger}TriggerErrors`, {
-      alarmDescription:
-        `Cognito ${trigger} trigger: ${TRIGGER_ERRORS_THRESHOLD} or more failed invocations in 15 minutes; while it fails ${TRIGGER_EFFECT[trigger]}. ` +
+    return this.functionErrors(
+      `${trigger}TriggerErrors`,
+      functionName,
+      limits.TRIGGER_ERRORS_THRESHOLD,
+      `Cognito ${trigger} trigger: ${limits.TRIGGER_ERRORS_THRESHOLD} or more failed invocations in 15 minutes; while it fails ${TRIGGER_EFFECT[trigger]}. ` +
         "First look: the trigger's log group (level ERROR), then the table's alarms.",
-      threshold: TRIGGER_ERRORS_THRESHOLD,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    return this.add(alarm);
+    );
   }
 
   /**
@@ -262,44 +250,29 @@ export class ServiceAlarms extends Construct {
       statistic: 'Maximum',
     }).createAlarm(this, 'EventsIteratorAge', {
       alarmDescription:
-        `Change events: the oldest table stream record the publisher has not published is over ${EVENTS_ITERATOR_AGE_MS / 1000} s old, 5 minutes running; events reach the feed and the bus that late. ` +
+        `Change events: the oldest table stream record the publisher has not published is over ${limits.EVENTS_ITERATOR_AGE_MS / 1000} s old, 5 minutes running; events reach the feed and the bus that late. ` +
         "First look: the publisher's log group (level ERROR) and its errors on the dashboard; the stream keeps records 24 hours, a record is dead-lettered after 10 retries or a day.",
-      threshold: EVENTS_ITERATOR_AGE_MS,
+      threshold: limits.EVENTS_ITERATOR_AGE_MS,
       evaluationPeriods: 5,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    const deadLetters = new cloudwatch.Metric({
-      namespace: 'AWS/SQS',
-      metricName: 'ApproximateNumberOfMessagesVisible',
-      dimensionsMap: { QueueName: deadLetterQueueName },
-      period: FIVE_MINUTES,
-      statistic: 'Maximum',
-    }).createAlarm(this, 'EventsDeadLetters', {
-      alarmDescription:
+    return [
+      this.add(iteratorAge),
+      this.deadLetters(
+        'EventsDeadLetters',
+        deadLetterQueueName,
         'Change events: the publisher gave up on a stream record (10 retries or a day) and its event is in neither the feed nor the bus. ' +
-        "First look: the message in the dead-letter queue (the batch's shard and sequence numbers) and the publisher's log for those records.",
-      threshold: 0,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const errors = new cloudwatch.Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'Errors',
-      dimensionsMap: { FunctionName: functionName },
-      period: Duration.minutes(15),
-      statistic: 'Sum',
-    }).createAlarm(this, 'EventsPublisherErrors', {
-      alarmDescription:
-        `Change events: ${EVENTS_PUBLISHER_ERRORS_THRESHOLD} or more failed invocations of the publisher in 15 minutes (it threw, timed out or was refused a call); its batches are retried, and events wait meanwhile. ` +
-        "First look: the publisher's log group (level ERROR), then the table's alarms.",
-      threshold: EVENTS_PUBLISHER_ERRORS_THRESHOLD,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    return [this.add(iteratorAge), this.add(deadLetters), this.add(errors)];
+          "First look: the message in the dead-letter queue (the batch's shard and sequence numbers) and the publisher's log for those records.",
+      ),
+      this.functionErrors(
+        'EventsPublisherErrors',
+        functionName,
+        limits.EVENTS_PUBLISHER_ERRORS_THRESHOLD,
+        `Change events: ${limits.EVENTS_PUBLISHER_ERRORS_THRESHOLD} or more failed invocations of the publisher in 15 minutes (it threw, timed out or was refused a call); its batches are retried, and events wait meanwhile. ` +
+          "First look: the publisher's log group (level ERROR), then the table's alarms.",
+      ),
+    ];
   }
 
   /**
@@ -316,9 +289,9 @@ export class ServiceAlarms extends Construct {
       functionSignalMetric(stage, WEBHOOK_DELIVERY_SIGNAL.metricName, { Outcome: value }, quarter);
     const failing = outcome('failed').createAlarm(this, 'WebhookDeliveriesFailing', {
       alarmDescription:
-        `Webhooks: ${WEBHOOK_FAILURES_THRESHOLD} or more deliveries failed in 15 minutes, across subscriptions (one endpoint down fails about 3 times in that time, and is its owner's to fix). ` +
+        `Webhooks: ${limits.WEBHOOK_FAILURES_THRESHOLD} or more deliveries failed in 15 minutes, across subscriptions (one endpoint down fails about 3 times in that time, and is its owner's to fix). ` +
         'First look: the DeliverWebhooks and SweepWebhooks log groups, lines webhook_delivery=failed: one webhook_id or many? which status_code (none: DNS, connection, timeout)? Failed deliveries are retried from the feed; nothing is lost.',
-      threshold: WEBHOOK_FAILURES_THRESHOLD,
+      threshold: limits.WEBHOOK_FAILURES_THRESHOLD,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -332,56 +305,34 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    const deadLetters = new cloudwatch.Metric({
-      namespace: 'AWS/SQS',
-      metricName: 'ApproximateNumberOfMessagesVisible',
-      dimensionsMap: { QueueName: webhooks.deadLetterQueueName },
-      period: FIVE_MINUTES,
-      statistic: 'Maximum',
-    }).createAlarm(this, 'WebhookDeadLetters', {
-      alarmDescription:
-        'Webhooks: an events-queue message was received 5 times and no delivery run could be made for it (the table failed), so it went to the webhook dead-letter queue. Subscriptions it would have woken catch up at their next event or retry. ' +
-        "First look: DeliverWebhooks' log group (level ERROR, 'webhook delivery run failed') and the table's alarms; once fixed, move the messages back (aws sqs start-message-move-task, docs/webhooks-operations.md).",
-      threshold: 0,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
     const errors = (id: string, label: string, functionName: string, effect: string) =>
-      new cloudwatch.Metric({
-        namespace: 'AWS/Lambda',
-        metricName: 'Errors',
-        dimensionsMap: { FunctionName: functionName },
-        period: quarter,
-        statistic: 'Sum',
-      }).createAlarm(this, id, {
-        alarmDescription:
-          `Webhooks: ${WEBHOOK_FUNCTION_ERRORS_THRESHOLD} or more failed invocations of ${label} in 15 minutes (it threw, timed out or was refused a call); ${effect}. ` +
+      this.functionErrors(
+        id,
+        functionName,
+        limits.WEBHOOK_FUNCTION_ERRORS_THRESHOLD,
+        `Webhooks: ${limits.WEBHOOK_FUNCTION_ERRORS_THRESHOLD} or more failed invocations of ${label} in 15 minutes (it threw, timed out or was refused a call); ${effect}. ` +
           `First look: ${label}'s log group (level ERROR), then the table's alarms.`,
-        threshold: WEBHOOK_FUNCTION_ERRORS_THRESHOLD,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+      );
     return [
       this.add(failing),
       this.add(disabled),
-      this.add(deadLetters),
-      this.add(
-        errors(
-          'WebhookDelivererErrors',
-          'DeliverWebhooks',
-          webhooks.delivererFunctionName,
-          'new events wait in the queue and are retried, then dead-lettered',
-        ),
+      this.deadLetters(
+        'WebhookDeadLetters',
+        webhooks.deadLetterQueueName,
+        'Webhooks: an events-queue message was received 5 times and no delivery run could be made for it (the table failed), so it went to the webhook dead-letter queue. Subscriptions it would have woken catch up at their next event or retry. ' +
+          "First look: DeliverWebhooks' log group (level ERROR, 'webhook delivery run failed') and the table's alarms; once fixed, move the messages back (aws sqs start-message-move-task, docs/webhooks-operations.md).",
       ),
-      this.add(
-        errors(
-          'WebhookSweeperErrors',
-          'SweepWebhooks',
-          webhooks.sweeperFunctionName,
-          'retries, replays and long catch-ups wait for a sweep that works',
-        ),
+      errors(
+        'WebhookDelivererErrors',
+        'DeliverWebhooks',
+        webhooks.delivererFunctionName,
+        'new events wait in the queue and are retried, then dead-lettered',
+      ),
+      errors(
+        'WebhookSweeperErrors',
+        'SweepWebhooks',
+        webhooks.sweeperFunctionName,
+        'retries, replays and long catch-ups wait for a sweep that works',
       ),
     ];
   }
@@ -395,9 +346,9 @@ export class ServiceAlarms extends Construct {
       statistic: 'Sum',
     }).createAlarm(this, 'LambdaThrottles', {
       alarmDescription:
-        `Lambda: ${LAMBDA_THROTTLES_THRESHOLD} or more throttled invocations in 5 minutes, twice running (all functions of the account in this region). ` +
+        `Lambda: ${limits.LAMBDA_THROTTLES_THRESHOLD} or more throttled invocations in 5 minutes, twice running (all functions of the account in this region). ` +
         "The account's concurrency is used up: API calls answer 5xx, Cognito triggers fail. First look: the dashboard's busiest functions; then Service Quotas, Lambda concurrent executions.",
-      threshold: LAMBDA_THROTTLES_THRESHOLD,
+      threshold: limits.LAMBDA_THROTTLES_THRESHOLD,
       evaluationPeriods: 2,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -421,15 +372,15 @@ export class ServiceAlarms extends Construct {
         statistic: 'Sum',
       });
     const problems = new cloudwatch.MathExpression({
-      expression: `IF(sends >= ${MAIL_MIN_SENDS}, 100 * (bounces + complaints) / sends, 0)`,
+      expression: `IF(sends >= ${limits.MAIL_MIN_SENDS}, 100 * (bounces + complaints) / sends, 0)`,
       usingMetrics: { sends: sent('Send'), bounces: sent('Bounce'), complaints: sent('Complaint') },
       period: day,
       label: 'Bounces and complaints %',
     }).createAlarm(this, 'MailBounceAndComplaintRate', {
       alarmDescription:
-        `Mail of stage ${stage}: ${MAIL_PROBLEM_PERCENT_THRESHOLD}% or more of a day's invites bounced or were marked as spam (once ${MAIL_MIN_SENDS} were sent). ` +
+        `Mail of stage ${stage}: ${limits.MAIL_PROBLEM_PERCENT_THRESHOLD}% or more of a day's invites bounced or were marked as spam (once ${limits.MAIL_MIN_SENDS} were sent). ` +
         'First look: the invites of the day (mistyped or stale addresses?) before the account reputation alarms follow.',
-      threshold: MAIL_PROBLEM_PERCENT_THRESHOLD,
+      threshold: limits.MAIL_PROBLEM_PERCENT_THRESHOLD,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -449,9 +400,14 @@ export class ServiceAlarms extends Construct {
       });
     return [
       this.add(problems),
-      this.add(reputation('SesBounceRate', 'Reputation.BounceRate', SES_BOUNCE_RATE_THRESHOLD, '5%')),
+      this.add(reputation('SesBounceRate', 'Reputation.BounceRate', limits.SES_BOUNCE_RATE_THRESHOLD, '5%')),
       this.add(
-        reputation('SesComplaintRate', 'Reputation.ComplaintRate', SES_COMPLAINT_RATE_THRESHOLD, '0.1%'),
+        reputation(
+          'SesComplaintRate',
+          'Reputation.ComplaintRate',
+          limits.SES_COMPLAINT_RATE_THRESHOLD,
+          '0.1%',
+        ),
       ),
     ];
   }

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNAL_FIELDS } from '#lib/observability/signal-fields.ts';
-import { WEBHOOK_FAILURES_THRESHOLD, WEBHOOK_FUNCTION_ERRORS_THRESHOLD } from '../../infra/alarms.ts';
+import {
+  WEBHOOK_FAILURES_THRESHOLD,
+  WEBHOOK_FUNCTION_ERRORS_THRESHOLD,
+} from '../../infra/alarm-thresholds.ts';
 import { dashboardBody } from '../../infra/dashboard-picture.ts';
 import { EVENTS_SOURCE } from '../../infra/events-stack.ts';
 import { WEBHOOK_FUNCTION_TIMEOUT_SECONDS, WEBHOOK_QUEUE } from '../../infra/webhook-delivery.ts';
