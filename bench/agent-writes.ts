@@ -66,4 +66,24 @@ export async function driveAgentWrites(input: {
   return { writes: total + input.businessIds.length, failedWrites, refusals: Object.fromEntries(refusals) };
 }
 
+/** Every Change History entry's id of the businesses: one event each. */
+export async function historyIds(businessIds: string[]): Promise<Set<string>> {
+  const [{ tableName }, { keys }, { queryAll }] = await Promise.all([
+    import('#lib/db/client.ts'),
+    import('#lib/db/keys.ts'),
+    import('#lib/db/query-all.ts'),
+  ]);
+  const ids = new Set<string>();
+  for (const id of businessIds) {
+    const entries = await queryAll({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
+      ExpressionAttributeValues: { ':pk': keys.business(id).pk, ':history': 'HISTORY#' },
+      ConsistentRead: true,
+    });
+    for (const entry of entries) ids.add(String(entry.id));
+  }
+  return ids;
+}
+
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
-import { driveAgentWrites, pause } from './agent-writes.ts';
+import { driveAgentWrites, historyIds, pause } from './agent-writes.ts';
 import { quantile } from './stats.ts';
 
 /**
@@ -129,16 +129,7 @@ export async function measureChangeEvents(
   });
 
   // Settle: every Change History entry of the businesses has its event in the feed, or time is up.
-  const history = new Set<string>();
-  for (const { id } of businesses) {
-    const entries = await queryAll({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
-      ExpressionAttributeValues: { ':pk': keys.business(id).pk, ':history': 'HISTORY#' },
-      ConsistentRead: true,
-    });
-    for (const entry of entries) history.add(String(entry.id));
-  }
+  const history = await historyIds(businesses.map(({ id }) => id));
   const settleBy = Date.now() + SETTLE_MS;
   while (Date.now() < settleBy && [...history].some((id) => !feedSeen.has(id))) await pause(200);
   await pause(1000);

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { progress } from '../infra/command-line.ts';
 import type { HarnessInfo } from '../infra/local/harness-process.ts';
-import { driveAgentWrites, pause, type WriteLoad } from './agent-writes.ts';
+import { driveAgentWrites, historyIds, pause, type WriteLoad } from './agent-writes.ts';
 import { SUSTAINED_WRITES_PER_SECOND, WRITES_PER_SECOND } from './change-events.ts';
 import { met, quantile } from './stats.ts';
 
@@ -113,26 +113,6 @@ async function arrange(harness: HarnessInfo, label: string) {
   if (response.status !== 201)
     throw new Error(`Subscribing answered ${response.status}: ${await response.text()}`);
   return { businessIds, key, endpoint };
-}
-
-/** Every Change History entry's id of the businesses: one event each. */
-async function historyIds(businessIds: string[]): Promise<Set<string>> {
-  const [{ tableName }, { keys }, { queryAll }] = await Promise.all([
-    import('#lib/db/client.ts'),
-    import('#lib/db/keys.ts'),
-    import('#lib/db/query-all.ts'),
-  ]);
-  const ids = new Set<string>();
-  for (const id of businessIds) {
-    const entries = await queryAll({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :history)',
-      ExpressionAttributeValues: { ':pk': keys.business(id).pk, ':history': 'HISTORY#' },
-      ConsistentRead: true,
-    });
-    for (const entry of entries) ids.add(String(entry.id));
-  }
-  return ids;
 }
 
 /** Each event's position in its business's feed: the commit order the deliveries must keep. */

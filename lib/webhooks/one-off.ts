@@ -22,19 +22,21 @@ export async function sendPing(
   subscription: WebhookSubscription,
   now: Date = new Date(),
 ): Promise<DeliveryAttempt> {
-  const id = uuidv7();
   return attempt(subscription, {
-    message: {
-      id,
-      type: 'ping',
-      timestamp: now.toISOString(),
-      data: { webhook_id: subscription.webhook_id },
-    },
+    message: ping(uuidv7(), subscription, now),
     seq: null,
     trigger: 'test',
     now,
   });
 }
+
+/** A ping: what `test` posts, and a retry of one posts again under its id. */
+const ping = (id: string, subscription: WebhookSubscription, now: Date): WebhookMessage => ({
+  id,
+  type: 'ping',
+  timestamp: now.toISOString(),
+  data: { webhook_id: subscription.webhook_id },
+});
 
 /** Post a logged delivery's event again; 404 when the attempt is unknown or its event left the feed. */
 export async function redeliver(
@@ -46,12 +48,7 @@ export async function redeliver(
   if (!logged) throw new NotFoundError(`No delivery with id ${deliveryId}`);
   let message: WebhookMessage;
   if (logged.seq === null) {
-    message = {
-      id: logged.event_id,
-      type: 'ping',
-      timestamp: now.toISOString(),
-      data: { webhook_id: subscription.webhook_id },
-    };
+    message = ping(logged.event_id, subscription, now);
   } else {
     const item = await readFeedItemAt(logged.seq);
     if (!item || item.event.id !== logged.event_id) {

@@ -197,12 +197,13 @@ async function failed(
         ? 'failing'
         : undefined;
   const failures = subscription.failures + 1;
-  const retryAt = reason ? null : nextAttemptAt(failures, now, options.random);
-  await logAttempt(subscription, attempt.item, attempt.trigger, result, now, retryAt);
-  if (reason || !retryAt) {
-    await disable(subscription, owner, reason ?? 'failing', now, result.error);
+  if (reason) {
+    await logAttempt(subscription, attempt.item, attempt.trigger, result, now);
+    await disable(subscription, owner, reason, now, result.error);
     return 'disabled';
   }
+  const retryAt = nextAttemptAt(failures, now, options.random);
+  await logAttempt(subscription, attempt.item, attempt.trigger, result, now, retryAt);
   await dynamo
     .send(
       new UpdateCommand({

@@ -130,12 +130,15 @@ export async function readSubscription(webhookId: string): Promise<WebhookSubscr
 }
 
 /** The key's subscriptions, oldest first. */
-export async function listWebhooks(agent: AgentPrincipal): Promise<WebhookSubscription[]> {
+export const listWebhooks = (agent: AgentPrincipal): Promise<WebhookSubscription[]> =>
+  listWebhooksOfKey(agent.keyId);
+
+async function listWebhooksOfKey(keyId: string): Promise<WebhookSubscription[]> {
   const items = await queryAll({
     TableName: tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': WEBHOOKS, ':prefix': webhookKeyPrefix(agent.keyId) },
+    ExpressionAttributeValues: { ':pk': WEBHOOKS, ':prefix': webhookKeyPrefix(keyId) },
   });
   return items.map((item) => subscriptionItem.fromItem(item));
 }
@@ -268,7 +271,7 @@ export async function rotateWebhookSecret(
 
 /** Stop every subscription of a revoked key (the delivery side checks the key as well). */
 export async function disableWebhooksOfKey(keyId: string, now: Date = new Date()): Promise<number> {
-  const owned = await listWebhooks({ kind: 'agent', keyId, name: '', businesses: [], scopes: [] });
+  const owned = await listWebhooksOfKey(keyId);
   for (const subscription of owned.filter((entry) => entry.enabled)) {
     await dynamo
       .send(
