@@ -110,6 +110,11 @@ class FunctionContainer {
   /** Settles once the handler module is loaded (Lambda's init phase): undefined, or why it failed. */
   readonly initialized: Promise<string | undefined>;
   lastUsed = Date.now();
+  /**
+   * Invocations taken and not yet answered, counted from before the init: a container loading its
+   * module is not idle, though no invocation has reached its worker yet.
+   */
+  inFlight = 0;
 
   constructor(
     readonly key: string,
@@ -224,11 +229,14 @@ function containerFor(
   const key = `${definition.operationId} ${definition.handler} ${JSON.stringify(definition.environment ?? {})}`;
   const warm = containers.get(key);
   if (warm) return warm;
-  if (containers.size >= MAX_WARM_FUNCTIONS) {
-    const idle = [...containers.values()]
-      .filter((container) => container.pending.size === 0)
-      .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-    void idle?.stop('reclaimed');
+  // Room for the new one: the least recently used idle ones go (stop() forgets each at once). Busy
+  // ones stay, so the warm ones may outnumber the limit while they all work, as in Lambda.
+  const idle = [...containers.values()]
+    .filter((container) => container.inFlight === 0)
+    .sort((a, b) => a.lastUsed - b.lastUsed);
+  for (const container of idle) {
+    if (containers.size < MAX_WARM_FUNCTIONS) break;
+    void container.stop('reclaimed');
   }
   const container = new FunctionContainer(key, rootDir, definition, local, configuration, (gone) => {
     if (containers.get(gone.key) === gone) containers.delete(gone.key);
@@ -298,6 +306,7 @@ export async function invokeFunction(
     remainingMs: timeoutMs,
   };
   const container = containerFor(rootDir, definition, local, configuration);
+  container.inFlight += 1;
   let timer: NodeJS.Timeout | undefined;
   const expiry = (ms: number) =>
     new Promise<'timeout'>((resolveTimeout) => {
@@ -321,6 +330,7 @@ export async function invokeFunction(
     return { returned: true, result: reply.result, usage: reply.usage ?? noUsage, iamMs: reply.iamMs ?? 0 };
   } finally {
     clearTimeout(timer);
+    container.inFlight -= 1;
   }
 }
 
