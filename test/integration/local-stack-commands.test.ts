@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { run } from '../support/cli-runs.ts';
 
@@ -115,25 +115,88 @@ describe('stopping npm start', () => {
       () => true,
     );
 
-  it('Ctrl-C (SIGINT) stops DynamoDB Local and the other emulators with it', async () => {
+  it('runs one esbuild service however many function workers come and go, and Ctrl-C (SIGINT) stops it with DynamoDB Local and the other emulators', async () => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'infra/local/start.ts', '--ephemeral', '--port', '0', '--ready-json'],
-      { cwd: ROOT_DIR, stdio: ['pipe', 'pipe', 'inherit'] },
+      // Two warm functions at most: every other invocation below reclaims a worker and starts one.
+      {
+        cwd: ROOT_DIR,
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: { ...process.env, LOCAL_MAX_WARM_FUNCTIONS: '2' },
+      },
     );
     const exited = once(child, 'exit');
     const lines = createInterface({ input: child.stdout });
-    const info = await new Promise<{ endpoints: Record<string, string>; stateDir: string }>((resolve) => {
-      lines.on('line', (line) => line.startsWith('HARNESS_READY ') && resolve(JSON.parse(line.slice(14))));
-    });
+    const info = await new Promise<{ baseUrl: string; endpoints: Record<string, string>; stateDir: string }>(
+      (resolve) => {
+        lines.on('line', (line) => line.startsWith('HARNESS_READY ') && resolve(JSON.parse(line.slice(14))));
+      },
+    );
     expect(await refusesConnections(info.endpoints.dynamodb ?? '')).toBe(false);
+    const servicesAtStart = esbuildServicesUnder(child.pid ?? 0);
+
+    // Six functions, each answering without credentials (the agent API's a 401 of its own).
+    const paths = [
+      '/openapi.json',
+      '/.well-known/oauth-authorization-server',
+      '/api/v1/agent/webhooks',
+      '/api/v1/agent/events',
+      '/api/v1/edits/changesets/00000000-0000-4000-8000-000000000000',
+      '/api/v1/admin/users',
+    ];
+    for (const path of [...paths, ...paths]) {
+      const response = await fetch(`${info.baseUrl}${path}`);
+      expect(response.status, path).toBeLessThan(500);
+    }
+    const services = esbuildServicesUnder(child.pid ?? 0);
 
     child.kill('SIGINT');
     const [code] = await exited;
 
+    // The same one or two as at the start: the stack's threads that load TypeScript, not its workers.
+    expect(servicesAtStart.length).toBeGreaterThanOrEqual(1);
+    expect(servicesAtStart.length).toBeLessThanOrEqual(2);
+    expect(services.sort()).toEqual(servicesAtStart.sort());
     expect(code).toBe(0);
     for (const endpoint of Object.values(info.endpoints))
       expect(await refusesConnections(endpoint)).toBe(true);
     expect(existsSync(info.stateDir)).toBe(false);
+    // Each service exits as soon as it sees its parent's end of the pipe close.
+    await vi.waitFor(() => expect(services.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]), {
+      timeout: 5_000,
+    });
   }, 90_000);
 });
+
+/**
+ * The `esbuild --service` processes among a process's descendants (Linux's /proc). tsx transforms
+ * TypeScript in one per thread that does it: the module hooks' thread, which Node 22 shares among
+ * all worker threads (a function's worker registers tsx there, it starts no thread of its own), and
+ * the main thread's require hook when its transform cache is cold. So a stack has one or two,
+ * however many function workers it starts and stops.
+ */
+function esbuildServicesUnder(root: number): number[] {
+  const parents = new Map<number, number>();
+  const commands = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      // The parent is the 4th field, after the command in parentheses (which may hold spaces).
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parents.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      commands.set(pid, readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
+    } catch {
+      // Gone while being read.
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at))
+      if (at === root) return true;
+    return false;
+  };
+  return [...commands]
+    .filter(([pid, command]) => /esbuild\S* --service/.test(command) && under(pid))
+    .map(([pid]) => pid);
+}
