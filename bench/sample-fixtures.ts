@@ -1,11 +1,8 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { decodeJwt } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { type DevIssuer, loadDevIssuer } from '../infra/local/dev-issuer.ts';
-import type { HarnessInfo } from '../infra/local/harness-process.ts';
-import { registerSampleClient, type SampleExtras } from '../infra/local/sample-event.ts';
-
-/** What making a fixture needs of a running stack (its state directory holds the dev issuer's key). */
-export type Stack = Pick<HarnessInfo, 'baseUrl' | 'credentials' | 'stateDir'>;
+import type { SampleExtras } from '../infra/local/sample-event.ts';
+import { codeExchange, consentRequest, ownersGrant } from './consent-fixtures.ts';
+import { demoBusiness, expectData, oncePerStack, type Stack, send } from './fixture-calls.ts';
 
 type Ids = Record<string, string>;
 
@@ -18,45 +15,9 @@ type Ids = Record<string, string>;
  * staged changeset in it, and a platform admin's invite for the admin update to change. Made anew
  * for each request (`ROUTE_FIXTURES`, `perRequest`): what the request uses up, such as a staged
  * changeset to apply or discard, a change to undo, a consent request to decide, a code to exchange,
- * a grant to end, or an invite to remove or accept (with a token of the invited person's).
+ * a grant to end (those three in bench/consent-fixtures.ts), or an invite to remove or accept (with
+ * a token of the invited person's).
  */
-
-/** A JSON call to the stack as a console user, an agent or a platform admin makes it. */
-async function send(
-  stack: Stack,
-  method: string,
-  path: string,
-  token: string,
-  json?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
-}
-
-/** `send`, for a call that must answer `status`: its `data`. */
-async function expectData<T>(
-  what: string,
-  status: number,
-  call: Promise<{ status: number; body: Record<string, unknown> }>,
-): Promise<T> {
-  const { status: answered, body } = await call;
-  if (answered !== status) throw new Error(`${what} answered ${answered}: ${JSON.stringify(body)}`);
-  return body.data as T;
-}
-
-function demoBusiness(stack: Stack) {
-  const business = stack.credentials.businesses[0];
-  if (!business) throw new Error('no demo business');
-  return { id: business.id, owner: business.tokens.owner };
-}
 
 /** A record of an agent entity, made with the stack's agent key from the entity's example. */
 export async function createAgentRecord(stack: Stack, collection: string, example: unknown): Promise<string> {
@@ -144,22 +105,6 @@ async function adminInvite(stack: Stack): Promise<{ id: string; email: string }>
   return { id: invite.id, email };
 }
 
-/**
- * `make` run once per stack, its promise kept: what every fixture of a run shares (a registered
- * client, since registrations are rate limited per address; the local issuer's key).
- */
-function oncePerStack<T>(make: (stack: Stack) => Promise<T>): (stack: Stack) => Promise<T> {
-  const made = new WeakMap<Stack, Promise<T>>();
-  return (stack) => {
-    let value = made.get(stack);
-    if (!value) {
-      value = make(stack);
-      made.set(stack, value);
-    }
-    return value;
-  };
-}
-
 /** The local stack's sign-in (infra/local/dev-issuer.ts): a console token for any e-mail address. */
 const devIssuer = oncePerStack((stack): Promise<DevIssuer> => loadDevIssuer(stack.stateDir));
 
@@ -169,84 +114,6 @@ async function inviteToAccept(stack: Stack): Promise<RouteSample> {
   const token = await (await devIssuer(stack)).mintToken({ email: invite.email });
   return { itemIds: { invite_id: invite.id }, token };
 }
-
-/** An assistant's authorization request, as the sample client sends it, waiting on consent. */
-async function consentRequest(
-  stack: Stack,
-): Promise<{ requestId: string; verifier: string; client: Client }> {
-  const client = await sampleClient(stack);
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL('/oauth/authorize', stack.baseUrl);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: client.clientId,
-    redirect_uri: client.redirectUri,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    // As an assistant that stays connected asks: its exchange also writes a refresh token.
-    scope: 'edits:read edits:write offline_access',
-    resource: client.resource,
-    state: 'bench',
-  }).toString();
-  const response = await fetch(url, { redirect: 'manual' });
-  const location = response.headers.get('location');
-  const requestId = location ? new URL(location, stack.baseUrl).searchParams.get('request_id') : null;
-  if (response.status !== 302 || !requestId) {
-    throw new Error(`authorizing the sample client answered ${response.status} (${location})`);
-  }
-  return { requestId, verifier, client };
-}
-
-/** A consent request approved by the demo business's owner: its code, for the sample client. */
-async function approvedCode(stack: Stack): Promise<{ code: string; verifier: string; client: Client }> {
-  const { requestId, verifier, client } = await consentRequest(stack);
-  const approved = await send(
-    stack,
-    'POST',
-    `/api/v1/oauth/requests/${requestId}/approve`,
-    demoBusiness(stack).owner,
-  );
-  const redirect = approved.body.redirect_to;
-  const code = typeof redirect === 'string' ? new URL(redirect).searchParams.get('code') : null;
-  if (approved.status !== 200 || !code) throw new Error(`approving consent answered ${approved.status}`);
-  return { code, verifier, client };
-}
-
-/** The token endpoint's form for an approved code: what the client sends to exchange it. */
-async function codeExchange(stack: Stack): Promise<Record<string, string>> {
-  const { code, verifier, client } = await approvedCode(stack);
-  return {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: client.redirectUri,
-    code_verifier: verifier,
-    client_id: client.clientId,
-  };
-}
-
-/** A grant of the demo business's owner: consent approved, its code exchanged for tokens. */
-async function ownersGrant(stack: Stack): Promise<string> {
-  const exchanged = await fetch(`${stack.baseUrl}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(await codeExchange(stack)),
-  });
-  const tokens = (await exchanged.json()) as { access_token?: string };
-  if (exchanged.status !== 200 || !tokens.access_token) {
-    throw new Error(`exchanging the code answered ${exchanged.status}: ${JSON.stringify(tokens)}`);
-  }
-  // The access token is a JWT naming its grant (`gid`); the bench only needs the id, not a check.
-  return String(decodeJwt(tokens.access_token).gid);
-}
-
-type Client = NonNullable<Awaited<ReturnType<typeof registerSampleClient>>['oauthClient']>;
-
-/** The client the consent fixtures authorize, one per stack. */
-const sampleClient = oncePerStack(async (stack): Promise<Client> => {
-  const { oauthClient } = await registerSampleClient(stack.baseUrl);
-  if (!oauthClient) throw new Error('no sample client');
-  return oauthClient;
-});
 
 /** Keys of the shared fixtures in the ids map: not path parameter names, so no route takes them by name. */
 const SHARED = {

@@ -1,12 +1,7 @@
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { agentEntities, type EntityDefinition } from '#lib/records/entities.ts';
-import {
-  createAgentRecord,
-  ROUTE_FIXTURES,
-  type RouteSample,
-  type Stack,
-  sharedFixtureIds,
-} from './sample-fixtures.ts';
+import type { Stack } from './fixture-calls.ts';
+import { createAgentRecord, ROUTE_FIXTURES, type RouteSample, sharedFixtureIds } from './sample-fixtures.ts';
 
 /**
  * Records for the cold starts' sample requests to act on (infra/local/sample-event.ts,

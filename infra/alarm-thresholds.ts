@@ -1,6 +1,6 @@
 /**
- * When the stage's alarms page someone (infra/alarms.ts): each threshold with why it is where it
- * is. Tests and the docs read them from here.
+ * When the stage's alarms page someone (infra/alarms.ts, infra/function-alarms.ts): each threshold
+ * with why it is where it is. Tests and the docs read them from here.
  */
 /** A 5xx share above this (percent of answers, two 5-minute periods running) pages someone. */
 export const API_5XX_PERCENT_THRESHOLD = 5;

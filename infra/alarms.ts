@@ -5,11 +5,13 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import * as limits from './alarm-thresholds.ts';
 import {
-  functionSignalMetric,
-  type SurfaceName,
-  surfaceStatusMetric,
-  WEBHOOK_DELIVERY_SIGNAL,
-} from './log-signals.ts';
+  eventPublisherAlarms,
+  type TriggerName,
+  triggerAlarm,
+  type WebhookNames,
+  webhookAlarms,
+} from './function-alarms.ts';
+import { functionSignalMetric, type SurfaceName, surfaceStatusMetric } from './log-signals.ts';
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -26,22 +28,13 @@ export const TABLE_OPERATIONS = [
   'TransactWriteItems',
 ] as const;
 
-/** The Cognito triggers of the user pool, by the name their alarms and the dashboard use. */
-export type TriggerName = 'PreSignUp' | 'PostConfirmation' | 'PreTokenGeneration';
-
-const TRIGGER_EFFECT: Record<TriggerName, string> = {
-  PreSignUp: 'invited people cannot sign up',
-  PostConfirmation: 'new users do not become members of the businesses that invited them',
-  PreTokenGeneration: 'nobody can sign in to the console',
-};
-
 /**
  * The alarms of the stages stack: each says in its description what it means and what to look at
  * first, and all notify one SNS topic (created in the API stack, found through its SSM
  * parameter). Thresholds and periods are set so that one stray error does not page. An error of a
  * function behind API Gateway is a 5xx of its API and counted there; only functions invoked
  * otherwise (the Cognito triggers, the change-event publisher, the webhook deliveries) have alarms
- * of their own.
+ * of their own, made in infra/function-alarms.ts.
  */
 export class ServiceAlarms extends Construct {
   private readonly action: actions.SnsAction;
@@ -56,44 +49,6 @@ export class ServiceAlarms extends Construct {
     alarm.addAlarmAction(this.action);
     this.alarms.push(alarm);
     return alarm;
-  }
-
-  /** `threshold` or more failed invocations of a function no API sees, in 15 minutes. */
-  private functionErrors(id: string, functionName: string, threshold: number, alarmDescription: string) {
-    return this.add(
-      new cloudwatch.Metric({
-        namespace: 'AWS/Lambda',
-        metricName: 'Errors',
-        dimensionsMap: { FunctionName: functionName },
-        period: Duration.minutes(15),
-        statistic: 'Sum',
-      }).createAlarm(this, id, {
-        alarmDescription,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
-  }
-
-  /** Any message in a dead-letter queue: something was given up on and waits for an operator. */
-  private deadLetters(id: string, queueName: string, alarmDescription: string) {
-    return this.add(
-      new cloudwatch.Metric({
-        namespace: 'AWS/SQS',
-        metricName: 'ApproximateNumberOfMessagesVisible',
-        dimensionsMap: { QueueName: queueName },
-        period: FIVE_MINUTES,
-        statistic: 'Maximum',
-      }).createAlarm(this, id, {
-        alarmDescription,
-        threshold: 0,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
   }
 
   /** The share of 5xx answers of an HTTP API's $default stage, and its p99 latency. */
@@ -224,117 +179,19 @@ export class ServiceAlarms extends Construct {
     return [this.add(throttles), this.add(systemErrors)];
   }
 
-  /** A Cognito trigger that fails: Cognito refuses the sign-up or sign-in, and no API sees it. */
+  /** A Cognito trigger that fails (infra/function-alarms.ts, `triggerAlarm`). */
   watchTrigger(trigger: TriggerName, functionName: string): cloudwatch.Alarm {
-    return this.functionErrors(
-      `${trigger}TriggerErrors`,
-      functionName,
-      limits.TRIGGER_ERRORS_THRESHOLD,
-      `Cognito ${trigger} trigger: ${limits.TRIGGER_ERRORS_THRESHOLD} or more failed invocations in 15 minutes; while it fails ${TRIGGER_EFFECT[trigger]}. ` +
-        "First look: the trigger's log group (level ERROR), then the table's alarms.",
-    );
+    return this.add(triggerAlarm(this, trigger, functionName));
   }
 
-  /**
-   * The change-event publisher, which no API sees: the age of the oldest stream record it has not
-   * published (events late on the bus and in the feed), its failed invocations, and any record it
-   * gave up on (in the dead-letter queue: an event that will not be published without an operator).
-   */
+  /** The change-event publisher (infra/function-alarms.ts, `eventPublisherAlarms`). */
   watchEventPublisher(functionName: string, deadLetterQueueName: string): cloudwatch.Alarm[] {
-    const minute = Duration.minutes(1);
-    const iteratorAge = new cloudwatch.Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'IteratorAge',
-      dimensionsMap: { FunctionName: functionName },
-      period: minute,
-      statistic: 'Maximum',
-    }).createAlarm(this, 'EventsIteratorAge', {
-      alarmDescription:
-        `Change events: the oldest table stream record the publisher has not published is over ${limits.EVENTS_ITERATOR_AGE_MS / 1000} s old, 5 minutes running; events reach the feed and the bus that late. ` +
-        "First look: the publisher's log group (level ERROR) and its errors on the dashboard; the stream keeps records 24 hours, a record is dead-lettered after 10 retries or a day.",
-      threshold: limits.EVENTS_ITERATOR_AGE_MS,
-      evaluationPeriods: 5,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    return [
-      this.add(iteratorAge),
-      this.deadLetters(
-        'EventsDeadLetters',
-        deadLetterQueueName,
-        'Change events: the publisher gave up on a stream record (10 retries or a day) and its event is in neither the feed nor the bus. ' +
-          "First look: the message in the dead-letter queue (the batch's shard and sequence numbers) and the publisher's log for those records.",
-      ),
-      this.functionErrors(
-        'EventsPublisherErrors',
-        functionName,
-        limits.EVENTS_PUBLISHER_ERRORS_THRESHOLD,
-        `Change events: ${limits.EVENTS_PUBLISHER_ERRORS_THRESHOLD} or more failed invocations of the publisher in 15 minutes (it threw, timed out or was refused a call); its batches are retried, and events wait meanwhile. ` +
-          "First look: the publisher's log group (level ERROR), then the table's alarms.",
-      ),
-    ];
+    return eventPublisherAlarms(this, functionName, deadLetterQueueName).map((alarm) => this.add(alarm));
   }
 
-  /**
-   * Webhook deliveries (infra/webhook-delivery.ts, docs/webhooks-operations.md), which no API
-   * sees: deliveries failing across subscriptions, a subscription disabled, an events-queue message
-   * given up on, and either delivery function failing.
-   */
-  watchWebhooks(
-    stage: string,
-    webhooks: { delivererFunctionName: string; sweeperFunctionName: string; deadLetterQueueName: string },
-  ): cloudwatch.Alarm[] {
-    const quarter = Duration.minutes(15);
-    const outcome = (value: string) =>
-      functionSignalMetric(stage, WEBHOOK_DELIVERY_SIGNAL.metricName, { Outcome: value }, quarter);
-    const failing = outcome('failed').createAlarm(this, 'WebhookDeliveriesFailing', {
-      alarmDescription:
-        `Webhooks: ${limits.WEBHOOK_FAILURES_THRESHOLD} or more deliveries failed in 15 minutes, across subscriptions (one endpoint down fails about 3 times in that time, and is its owner's to fix). ` +
-        'First look: the DeliverWebhooks and SweepWebhooks log groups, lines webhook_delivery=failed: one webhook_id or many? which status_code (none: DNS, connection, timeout)? Failed deliveries are retried from the feed; nothing is lost.',
-      threshold: limits.WEBHOOK_FAILURES_THRESHOLD,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const disabled = outcome('disabled').createAlarm(this, 'WebhookSubscriptionsDisabled', {
-      alarmDescription:
-        'Webhooks: a subscription was disabled: its endpoint failed for 3 days or answered 410 Gone (reason failing, gone), or its agent key was revoked (key_revoked). Its agent gets nothing more until it is re-enabled. ' +
-        "First look: the line webhook_delivery=disabled in the DeliverWebhooks or SweepWebhooks log group (webhook_id, reason); for failing or gone, tell the agent's owner.",
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const errors = (id: string, label: string, functionName: string, effect: string) =>
-      this.functionErrors(
-        id,
-        functionName,
-        limits.WEBHOOK_FUNCTION_ERRORS_THRESHOLD,
-        `Webhooks: ${limits.WEBHOOK_FUNCTION_ERRORS_THRESHOLD} or more failed invocations of ${label} in 15 minutes (it threw, timed out or was refused a call); ${effect}. ` +
-          `First look: ${label}'s log group (level ERROR), then the table's alarms.`,
-      );
-    return [
-      this.add(failing),
-      this.add(disabled),
-      this.deadLetters(
-        'WebhookDeadLetters',
-        webhooks.deadLetterQueueName,
-        'Webhooks: an events-queue message was received 5 times and no delivery run could be made for it (the table failed), so it went to the webhook dead-letter queue. Subscriptions it would have woken catch up at their next event or retry. ' +
-          "First look: DeliverWebhooks' log group (level ERROR, 'webhook delivery run failed') and the table's alarms; once fixed, move the messages back (aws sqs start-message-move-task, docs/webhooks-operations.md).",
-      ),
-      errors(
-        'WebhookDelivererErrors',
-        'DeliverWebhooks',
-        webhooks.delivererFunctionName,
-        'new events wait in the queue and are retried, then dead-lettered',
-      ),
-      errors(
-        'WebhookSweeperErrors',
-        'SweepWebhooks',
-        webhooks.sweeperFunctionName,
-        'retries, replays and long catch-ups wait for a sweep that works',
-      ),
-    ];
+  /** Webhook deliveries (infra/function-alarms.ts, `webhookAlarms`). */
+  watchWebhooks(stage: string, webhooks: WebhookNames): cloudwatch.Alarm[] {
+    return webhookAlarms(this, stage, webhooks).map((alarm) => this.add(alarm));
   }
 
   /** Throttled invocations anywhere in the account's region: concurrency is exhausted. */

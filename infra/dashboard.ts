@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import type { TriggerName } from './alarms.ts';
+import type { TriggerName } from './function-alarms.ts';
 import { functionNamePrefix } from './function-name.ts';
 import { metricNamespace, SURFACES, surfaceStatusMetric, WEBHOOK_DELIVERY_SIGNAL } from './log-signals.ts';
 import { MAIL_METRIC_DIMENSION, mailConfigurationSetName } from './mail.ts';

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { consoleOrigins } from '#lib/http/cors.ts';
-import { generateSigningKeys } from '#lib/oauth/new-signing-key.ts';
 import { routeTable } from '#lib/routes/route-table.ts';
 import { allBundleFiles, writeBundleFiles } from '../bundle-files.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
@@ -30,6 +28,7 @@ import type { IamReport } from './iam/enforcer.ts';
 import { localTemplates } from './iam/template-cache.ts';
 import type { TemplateSet } from './iam/template-resolver.ts';
 import { gatewayError, localFunctionsOf, stopFunctions, useLocalFunctions } from './lambda-runner.ts';
+import { type LocalCredentials, loadLocalSecrets, writeLocalCredentials } from './local-credentials.ts';
 import { LOCAL_PHOTOS_BUCKET, LOCAL_SES_SENDER, LOCAL_TABLE_NAME } from './local-names.ts';
 import { refuseForeignHost } from './loopback-host.ts';
 import type { SeedRecord } from './seed.ts';
@@ -76,16 +75,6 @@ export interface HarnessOptions {
   queueVisibilityTimeoutSeconds?: number;
 }
 
-/** `.local/credentials.json`: everything a script needs to drive the local stack. */
-export interface LocalCredentials {
-  base_url: string;
-  businesses: { id: string; name: string; tokens: { owner: string; editor: string; viewer: string } }[];
-  platform_admin_token: string;
-  internal_api_key: string;
-  agent_key: string;
-  ses_web_url: string;
-}
-
 export interface RunningHarness {
   baseUrl: string;
   credentials: LocalCredentials;
@@ -103,13 +92,6 @@ export interface RunningHarness {
   /** Resolves once the local queues have no visible message and no batch under way. */
   queuesIdle(): Promise<void>;
   stop(): Promise<void>;
-}
-
-interface LocalSecrets {
-  internal_api_key: string;
-  /** A second accepted key, as during a rotation (the internal key's `previous`). */
-  previous_internal_api_key?: string;
-  seed?: SeedRecord;
 }
 
 /**
@@ -197,21 +179,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     const { templates, cached: templatesCached, ms: templatesMs } = await synth;
     await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
-    const secretsFile = join(options.stateDir, 'secrets.json');
-    const oauthKeyFile = join(options.stateDir, 'oauth-signing-key.json');
-    if (!existsSync(oauthKeyFile)) {
-      writeFileSync(oauthKeyFile, JSON.stringify(await generateSigningKeys()), { mode: 0o600 });
-    }
-    // The HMAC key of list cursors (CURSOR_SECRET): kept like the signing key, so cursors survive a restart.
-    const cursorSecretFile = join(options.stateDir, 'cursor-secret');
-    if (!existsSync(cursorSecretFile)) {
-      writeFileSync(cursorSecretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
-    }
-    const secrets: LocalSecrets = existsSync(secretsFile)
-      ? JSON.parse(readFileSync(secretsFile, 'utf8'))
-      : { internal_api_key: `ik_${randomBytes(24).toString('base64url')}` };
-    const hadPreviousKey = secrets.previous_internal_api_key !== undefined;
-    secrets.previous_internal_api_key ??= `ik_${randomBytes(24).toString('base64url')}`;
+    // The keys the state folder keeps across restarts (local-credentials.ts), made on the first start.
+    const secrets = await loadLocalSecrets(options.stateDir);
 
     // Files the functions' bundles carry beside their code (infra/bundle-files.ts), built from
     // source at every start by the writer CDK runs; functions find them in LAMBDA_TASK_ROOT, as in Lambda.
@@ -237,7 +206,7 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       JWT_KEY_SET: JSON.stringify(issuer.jwks),
       JWKS_URL: `${baseUrl}${ISSUER_PATH}/.well-known/jwks.json`,
       // Two keys are accepted, as in AWS while a key is rotated (current, previous).
-      INTERNAL_API_KEYS: `${secrets.internal_api_key},${secrets.previous_internal_api_key}`,
+      INTERNAL_API_KEYS: `${secrets.internalApiKey},${secrets.previousInternalApiKey}`,
       SES_SENDER: LOCAL_SES_SENDER,
       // Sent as in AWS; aws-ses-v2-local accepts the parameter and keeps no metrics.
       SES_CONFIGURATION_SET: 'business-platform-local',
@@ -245,8 +214,8 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
       // The authorization server's issuer is the public base URL; locally, the harness's.
       OAUTH_ISSUER: baseUrl,
       // Read on every use, so that `npm run oauth-keys -- rotate` reaches the running functions.
-      OAUTH_SIGNING_KEY_FILE: oauthKeyFile,
-      CURSOR_SECRET: readFileSync(cursorSecretFile, 'utf8').trim(),
+      OAUTH_SIGNING_KEY_FILE: secrets.oauthKeyFile,
+      CURSOR_SECRET: secrets.cursorSecret,
       // Tests let the SSRF guard reach their own loopback servers (client metadata documents);
       // production never sets it.
       ...(process.env.SAFE_FETCH_ALLOW ? { SAFE_FETCH_ALLOW: process.env.SAFE_FETCH_ALLOW } : {}),
@@ -278,34 +247,11 @@ export async function startHarness(options: HarnessOptions): Promise<RunningHarn
     const { ensureSigningKeyPublished } = await import('#lib/oauth/signing-key.ts');
     await ensureSigningKeyPublished();
 
-    if (!secrets.seed || !hadPreviousKey) {
-      if (!secrets.seed) {
-        const { seedDemoData } = await import('./seed.ts');
-        secrets.seed = await seedDemoData();
-      }
-      writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-    }
-    const seed = secrets.seed;
-    const credentials: LocalCredentials = {
-      base_url: baseUrl,
-      businesses: await Promise.all(
-        seed.businesses.map(async (business) => ({
-          id: business.id,
-          name: business.name,
-          tokens: {
-            owner: await issuer.mintToken({ email: business.members.owner }),
-            editor: await issuer.mintToken({ email: business.members.editor }),
-            viewer: await issuer.mintToken({ email: business.members.viewer }),
-          },
-        })),
-      ),
-      platform_admin_token: await issuer.mintToken({ email: seed.platform_admin_email }),
-      internal_api_key: secrets.internal_api_key,
-      agent_key: seed.agent_key,
-      ses_web_url: ses.endpoint,
-    };
-    writeFileSync(join(options.stateDir, 'credentials.json'), JSON.stringify(credentials, null, 2), {
-      mode: 0o600,
+    const seed = await secrets.seed();
+    const credentials = await writeLocalCredentials(options.stateDir, issuer, seed, {
+      baseUrl,
+      internalApiKey: secrets.internalApiKey,
+      sesWebUrl: ses.endpoint,
     });
     // Tells the CLIs (invoke, agent-key, …) where this running stack's emulators are.
     writeFileSync(runtimeFile, JSON.stringify({ baseUrl, env }, null, 2), { mode: 0o600 });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { RouteDefinition } from '#lib/http/route.ts';
 import { TINY_JPEG } from './demo-images.ts';
-import type { LocalCredentials } from './harness.ts';
 import { buildHttpApiEvent } from './http-api-event.ts';
+import type { LocalCredentials } from './local-credentials.ts';
 
 /** What only a running stack can give a sample request, beyond its credentials. */
 export interface SampleExtras {

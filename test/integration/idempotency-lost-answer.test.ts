@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startDynamoDbLocal, startS3, startSes } from '../../infra/local/emulators.ts';
-import type { LocalCredentials } from '../../infra/local/harness.ts';
+import type { LocalCredentials } from '../../infra/local/local-credentials.ts';
 import { ROOT_DIR } from '../../infra/local/paths.ts';
 import { type ApiRequest, type ApiResponse, api as sharedApi } from '../support/api.ts';
 import { type DynamoCall, type DynamoDbProxy, startDynamoDbProxy } from '../support/dynamodb-proxy.ts';

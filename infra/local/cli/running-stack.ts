@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalCredentials } from '../harness.ts';
 import { RUNTIME_FILE } from '../harness.ts';
+import type { LocalCredentials } from '../local-credentials.ts';
 import { STATE_DIR } from '../paths.ts';
 import { fail } from './cli-failure.ts';
 
