@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
-import type { Json } from './cdk-app.ts';
+import { type Json, synthesize } from './cdk-app.ts';
 
 /**
  * Reading the synthesized events stack's webhook resources (infra/webhook-delivery.ts) in the
@@ -17,6 +17,16 @@ export const one = (found: [string, Json][], what: string): [string, Json] => {
   return found[0] as [string, Json];
 };
 export const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+/**
+ * The app synthesized into `outdir`, with its events and stages stacks' templates and the webhook
+ * resources' ids (about 10 s, more on a busy machine: call it in a beforeAll with a long timeout).
+ */
+export function synthesizeWebhookStacks(outdir: string) {
+  const app = synthesize({}, undefined, outdir);
+  const events = app.template('-Events');
+  return { app, events, stages: app.template('-Stages'), ids: webhookStackIds(events) };
+}
 
 /** Logical ids of the webhook resources of the events stack. */
 export interface WebhookStackIds {

@@ -9,14 +9,14 @@ import {
   WEBHOOK_FUNCTION_ERRORS_THRESHOLD,
 } from '../../infra/alarm-thresholds.ts';
 import { dashboardBody } from '../../infra/dashboard-picture.ts';
-import { type Json, synthesize } from '../support/cdk-app.ts';
+import type { Json } from '../support/cdk-app.ts';
 import {
   one,
   parameterRead,
   parameterWrittenIn,
   resourcesOf,
+  synthesizeWebhookStacks,
   type WebhookStackIds,
-  webhookStackIds,
 } from '../support/webhook-stack-template.ts';
 
 /** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
@@ -30,10 +30,7 @@ describe('webhook deliveries on AWS: the metric, alarms and dashboard', () => {
   let ids: WebhookStackIds;
 
   beforeAll(() => {
-    const app = synthesize({}, undefined, outdir);
-    events = app.template('-Events');
-    stages = app.template('-Stages');
-    ids = webhookStackIds(events);
+    ({ events, stages, ids } = synthesizeWebhookStacks(outdir));
   }, SYNTH_TIMEOUT);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 

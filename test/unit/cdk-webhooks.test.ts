@@ -5,16 +5,15 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_SOURCE } from '../../infra/events-stack.ts';
 import { WEBHOOK_FUNCTION_TIMEOUT_SECONDS, WEBHOOK_QUEUE } from '../../infra/webhook-delivery.ts';
-import { type Json, synthesize } from '../support/cdk-app.ts';
+import type { Json } from '../support/cdk-app.ts';
 import {
   arnOf,
   list,
   one,
   parameterRead,
-  parameterWrittenIn,
   resourcesOf,
+  synthesizeWebhookStacks,
   type WebhookStackIds,
-  webhookStackIds,
 } from '../support/webhook-stack-template.ts';
 
 /** Synthesizing the whole app takes ~10 s alone, more on a busy machine. */
@@ -22,23 +21,17 @@ const SYNTH_TIMEOUT = 180_000;
 
 describe('webhook deliveries on AWS: rule, queue, dead letters, mapping, sweep, roles', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'bps-cdk-webhooks-'));
-  let app: ReturnType<typeof synthesize>;
+  let app: ReturnType<typeof synthesizeWebhookStacks>['app'];
   let events: Template;
-  let _stages: Template;
   let resources: Record<string, Json>;
-
   let ids: WebhookStackIds;
 
   beforeAll(() => {
-    app = synthesize({}, undefined, outdir);
-    events = app.template('-Events');
-    _stages = app.template('-Stages');
+    ({ app, events, ids } = synthesizeWebhookStacks(outdir));
     resources = events.toJSON().Resources;
-    ids = webhookStackIds(events);
   }, SYNTH_TIMEOUT);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  const _parameterWritten = (name: string): Json => parameterWrittenIn(events, name);
   const tableArnParameter = () => '/business-platform/dev/table-arn';
 
   it('puts every change event on the bus on the queue, as it is, and nothing else', () => {
