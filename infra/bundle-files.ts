@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REVIEW_VIEW_FILE } from '#lib/mcp/review-view.ts';
@@ -12,7 +12,7 @@ import { ROOT_DIR } from './local/paths.ts';
  * The files a function's bundle carries beside its code (lib/config/bundled-file.ts), by function
  * entry: what depends only on the sources, built at every bundling instead of at every cold start.
  * The tool server gets its changeset review view and its tools' JSON Schemas, the OpenAPI
- * document's function the document. CDK writes them after esbuild (infra/node-function.ts), the
+ * document's function the document. CDK's staging writes them beside each bundle (infra/batch-bundling.ts), the
  * bench and the bundle tests after their own esbuild call (bench/cold-start.ts), the local harness
  * into its task root at start: all with infra/write-bundle-files.ts.
  */
@@ -37,21 +37,17 @@ const writerCommand = (directory: string, files: readonly string[]) => [
   ...files,
 ];
 
-/** The shell commands that write one function's files into its bundle's directory (CDK's hook). */
-export function writeBundleFilesCommands(entry: string, outputDir: string): string[] {
+/** Writes one function's files into its bundle's directory, as CDK stages it (infra/batch-bundling.ts). */
+export function writeBundleFilesSync(entry: string, outputDir: string): void {
   const files = bundleFiles(entry);
-  return files.length === 0
-    ? []
-    : [
-        writerCommand(outputDir, files)
-          .map((part) => JSON.stringify(part))
-          .join(' '),
-      ];
+  if (files.length === 0) return;
+  const [command, ...args] = writerCommand(outputDir, files);
+  execFileSync(command as string, args, { cwd: ROOT_DIR, stdio: 'inherit' });
 }
 
 const run = promisify(execFile);
 
-/** Writes the given files into a directory, in a child process as CDK's hook does. */
+/** Writes the given files into a directory, in a child process as CDK's staging does. */
 export async function writeBundleFiles(directory: string, files: readonly string[]): Promise<void> {
   if (files.length === 0) return;
   const [command, ...args] = writerCommand(directory, files);

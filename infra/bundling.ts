@@ -32,7 +32,7 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': './lib/config/lambda-credentials.ts',
 };
 
-/** esbuild options shared by CDK's NodejsFunction and the bench's direct esbuild call. */
+/** esbuild options shared by the deployed bundles' build (infra/batch-bundling.ts) and the bench's. */
 export const esbuildOptions = {
   bundle: true,
   platform: 'node' as const,

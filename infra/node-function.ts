@@ -1,12 +1,9 @@
-import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { bundleFiles, writeBundleFilesCommands } from './bundle-files.ts';
-import { BUNDLE_ALIASES, esbuildOptions } from './bundling.ts';
+import { BatchBundling } from './batch-bundling.ts';
 import { FUNCTION_LOG_RETENTION } from './handler-log-groups.ts';
 import { ROOT_DIR } from './local/paths.ts';
 
@@ -27,7 +24,7 @@ export interface NodeFunctionProps {
  * to `role`.
  */
 export class NodeFunction extends Construct {
-  readonly function: nodejs.NodejsFunction;
+  readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -42,11 +39,8 @@ export class NodeFunction extends Construct {
     this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(this.role);
 
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
+    this.function = new lambda.Function(this, 'Function', {
       functionName: props.functionName,
-      entry: join(ROOT_DIR, props.entry),
-      projectRoot: ROOT_DIR,
-      depsLockFilePath: join(ROOT_DIR, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 1024,
@@ -63,30 +57,19 @@ export class NodeFunction extends Construct {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       tracing: lambda.Tracing.ACTIVE,
-      bundling: {
-        format: nodejs.OutputFormat.CJS,
-        target: esbuildOptions.target,
-        minify: esbuildOptions.minify,
-        sourceMap: esbuildOptions.sourcemap,
-        mainFields: esbuildOptions.mainFields,
-        externalModules: esbuildOptions.external,
-        // CDK runs esbuild in the repository root (`projectRoot`), so the aliases' relative paths
-        // hold; it passes each as `--alias:<package>=<path>`.
-        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([name, path]) => `${name}=${path}`) },
-        forceDockerBundling: false,
-        // The files the function's bundle carries beside its code (infra/bundle-files.ts); hooks
-        // run only where this stack is bundled, so a synth that skips bundling skips them too.
-        ...(bundleFiles(props.entry).length > 0
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_inputDir: string, outputDir: string) =>
-                  writeBundleFilesCommands(props.entry, outputDir),
-              },
-            }
-          : {}),
-      },
+      // The bundle (CommonJS `index.js` with its source map, and the files it carries beside it)
+      // comes from one esbuild build of every function (infra/batch-bundling.ts). The asset is
+      // hashed on that output; a stack whose bundling CDK skips gets a placeholder hash, as for any
+      // bundled asset, and never builds.
+      handler: 'index.handler',
+      code: lambda.Code.fromAsset(ROOT_DIR, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          local: new BatchBundling(props.entry),
+          // Never pulled: the local bundling above always succeeds, and no Docker is needed.
+          image: DockerImage.fromRegistry('unused-docker-image'),
+        },
+      }),
     });
 
     Validations.of(this).acknowledge({

@@ -1,6 +1,6 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS } from '#lib/config/timeouts.ts';
@@ -129,7 +129,7 @@ export function functionEnvironment(
 
 /** One operation's Lambda function with exactly the permissions its route row asks for. */
 export class ServiceFunction extends Construct {
-  readonly function: nodejs.NodejsFunction;
+  readonly function: lambda.Function;
   /** The function's log group: the metric filters of infra/log-signals.ts read it. */
   readonly logGroup: logs.ILogGroup;
 

@@ -77,7 +77,7 @@ child.stdout.on('data', (chunk) => {
 let bundled = 0;
 createInterface({ input: child.stderr }).on('line', (line) => {
   output += `${line}\n`;
-  // The construct path without NodejsFunction's inner parts: `<stack>/<operation>`.
+  // The construct path without the function's inner parts: `<stack>/<operation>`.
   const asset = /^Bundling asset (\S+?)(?:\/Fn)?(?:\/Function)?(?:\/Code\/Stage)?\.\.\./.exec(line)?.[1];
   if (asset) progress(`synth: bundling ${++bundled}: ${asset}`);
 });
