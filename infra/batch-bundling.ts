@@ -29,7 +29,7 @@ export class BatchBundling implements ILocalBundling {
 }
 
 /** Every function's entry, relative to the repository root. */
-export function functionEntries(): string[] {
+function functionEntries(): string[] {
   const root = join(ROOT_DIR, 'functions');
   return readdirSync(root, { withFileTypes: true })
     .filter((area) => area.isDirectory())
@@ -44,14 +44,16 @@ export function functionEntries(): string[] {
 /** `functions/a/b.ts` → `functions/a/b`: one folder per function in the build, its code `index.js`. */
 const bundleKey = (entry: string) => entry.replace(/\.ts$/, '');
 
-let batch: string | undefined;
+/** The one build of every function, with the entries it holds: listed and built once a process. */
+let batch: { entries: readonly string[]; dir: string } | undefined;
 
-/** The folder holding every function's bundle (built on first use), or one of its own for an entry elsewhere. */
+/** The folder holding every function's bundle, or one of its own for an entry elsewhere. */
 function builtBundles(entry: string): string {
-  const entries = functionEntries();
-  if (!entries.includes(entry)) return build([entry]);
-  batch ??= build(entries);
-  return batch;
+  if (!batch) {
+    const entries = functionEntries();
+    batch = { entries, dir: build(entries) };
+  }
+  return batch.entries.includes(entry) ? batch.dir : build([entry]);
 }
 
 function build(entries: readonly string[]): string {
